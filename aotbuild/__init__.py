@@ -1,0 +1,8 @@
+"""aotbuild: ahead-of-time compilation of NumPy graphs and numba kernels into one package.
+
+``aotbuild compile graphs.toml`` traces each declared function into a graph of Ops, generates one
+module per Op, compiles each with numba into its own object, links them into one extension
+module and writes an importable package that needs only NumPy at run time.
+"""
+
+__version__ = "0.1.0"

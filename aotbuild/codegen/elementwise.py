@@ -1,0 +1,64 @@
+"""Render an elementwise node (ufunc, ``where``, ``astype``) into its Op module."""
+
+from __future__ import annotations
+
+from ..compile.compiler import CompileFlags
+from ..graph import Elementwise, Node
+from ..types import Array, Signature
+from .module import CODEGEN_VERSION, OpModule, op_module
+from .scalar import load_expression, scalar_expression
+from .slots import constants, input_slots, parameters
+from .templates import render
+
+#: Traced graphs give NumPy's answers: division by zero is inf/nan, not an exception.
+TRACED_FLAGS = CompileFlags(error_model="numpy")
+
+
+def render_elementwise(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, Elementwise)
+    result = node.type
+    ndim = result.ndim if isinstance(result, Array) else 0
+    slots = input_slots(node)
+    extents = [f"n{d}" for d in range(ndim)]
+    axis_sources: list[list[str]] = [[] for _ in range(ndim)]
+    steps = []
+    loads = []
+    for k, slot in enumerate(slots):
+        if slot.ndim == 0:
+            value = slot.name
+        else:
+            offset = ndim - slot.ndim
+            index = []
+            for axis in range(slot.ndim):
+                step = f"s{k}_{axis}"
+                steps.append({"name": step, "source": slot.name, "axis": axis})
+                axis_sources[axis + offset].append(f"{slot.name}.shape[{axis}]")
+                index.append(f"i{axis + offset} * {step}")
+            value = f"{slot.name}[{', '.join(index)}]"
+        loads.append(load_expression(value, slot.dtype, op.in_dtypes[k]))
+    scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
+    body, helpers = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs)
+
+    params = parameters(slots)
+    title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {result}"
+    text = render(
+        "ops/elementwise.py.j2",
+        title=title,
+        codegen_version=CODEGEN_VERSION,
+        out_dtype=op.out_dtype,
+        constants=constants(slots),
+        helpers=[render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip() for h in helpers],
+        ndim=ndim,
+        params=[s.name for s in params],
+        extents=extents,
+        steps=steps,
+        indices=[f"i{d}" for d in range(ndim)],
+        axis_sources=axis_sources,
+        body=body,
+    )
+    signature = Signature(tuple(s.type for s in params), result)
+    return op_module(
+        name=op.fn, kind="op", title=title, text=text, function="op",
+        signature=signature, flags=TRACED_FLAGS,
+    )

@@ -1,0 +1,45 @@
+"""Render a kernel (or a helper it calls) into its module, helpers first."""
+
+from __future__ import annotations
+
+from ..trace.kernels import KernelUnit
+from .module import CODEGEN_VERSION, OpModule, op_module
+from .templates import render
+
+
+def render_kernel(unit: KernelUnit, rendered: dict[str, OpModule]) -> list[OpModule]:
+    """The modules for ``unit`` and every helper it reaches, callees before callers.
+
+    ``rendered`` maps unit keys to modules already produced (shared helpers render once).
+    """
+    if unit.key in rendered:
+        return []
+    modules: list[OpModule] = []
+    helpers = []
+    calls: list[str] = []
+    for name, variants in unit.helpers:
+        declarations = []
+        for variant in variants:
+            modules.extend(render_kernel(variant, rendered))
+            callee = rendered[variant.key]
+            declarations.append(f"{callee.symbol}: {callee.signature}")
+            calls.append(callee.symbol)
+        helpers.append({"name": name, "variants": declarations})
+    title = f"{unit.kind} {unit.qualname}: {unit.signature}"
+    text = render(
+        "ops/kernel.py.j2",
+        title=title,
+        codegen_version=CODEGEN_VERSION,
+        origin=unit.origin,
+        imports=list(unit.imports),
+        constants=list(unit.constants),
+        helpers=helpers,
+        source=unit.source.rstrip(),
+    )
+    module = op_module(
+        name=unit.name, kind=unit.kind, title=title, text=text, function=unit.name,
+        signature=unit.signature, flags=unit.flags, calls=tuple(sorted(set(calls))),
+    )
+    rendered[unit.key] = module
+    modules.append(module)
+    return modules

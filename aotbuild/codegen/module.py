@@ -1,0 +1,62 @@
+"""What codegen produces: a generated module and how to compile it."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from ..compile.compiler import CompileFlags
+from ..types import Signature
+
+#: Bump when generated code changes meaning without its text changing (part of cache keys).
+CODEGEN_VERSION = "1"
+
+
+def make_symbol(name: str, text: str, function: str, signature: Signature, flags: CompileFlags) -> str:
+    """A stable, readable symbol: ``aot_<name>_<16 hex of the content hash>``.
+
+    The hash covers everything that determines the object's code except the target and the
+    toolchain, which differ per build but not within one package.
+    """
+    digest = hashlib.sha256()
+    for part in (CODEGEN_VERSION, text, function, str(signature), repr(flags)):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    readable = re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")[:32] or "op"
+    return f"aot_{readable}_{digest.hexdigest()[:16]}"
+
+
+@dataclass(frozen=True)
+class OpModule:
+    """One generated module: the unit that is compiled into one object file."""
+
+    symbol: str
+    kind: str
+    """``op`` (from a template), ``kernel``, ``helper`` (called by a kernel) or ``graph`` (entry)."""
+
+    title: str
+    """One line saying what it computes, for progress output and the manifest."""
+
+    text: str
+    function: str
+    signature: Signature
+    flags: CompileFlags
+    calls: tuple[str, ...]
+    """Symbols of the compiled Ops this module declares and calls."""
+
+    @property
+    def filename(self) -> str:
+        return f"{self.symbol}.py"
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+def op_module(
+    *, name: str, kind: str, title: str, text: str, function: str, signature: Signature,
+    flags: CompileFlags, calls: tuple[str, ...] = (),
+) -> OpModule:
+    symbol = make_symbol(name, text, function, signature, flags)
+    return OpModule(symbol, kind, title, text, function, signature, flags, calls)

@@ -1,0 +1,193 @@
+"""From traced graphs to the set of modules to compile: one per unique compiled Op, one entry
+per graph, in dependency order (callees first)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..graph import Argument, Constant, Dim, Elementwise, Graph, Kernel, Node, Reduce, Size
+from .elementwise import TRACED_FLAGS, render_elementwise
+from .kernel import render_kernel
+from .literals import constant_literal
+from .module import CODEGEN_VERSION, OpModule, op_module
+from .reduce import render_reduce
+from .templates import render
+
+
+@dataclass(frozen=True)
+class GraphPlan:
+    graph: Graph
+    entry: OpModule
+    symbols: tuple[str, ...]
+    """Every compiled Op the graph reaches, in dependency order, its entry last."""
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    modules: tuple[OpModule, ...]
+    """Every module to compile, each once, callees before callers."""
+
+    graphs: tuple[GraphPlan, ...]
+
+    def module(self, symbol: str) -> OpModule:
+        return self._by_symbol[symbol]
+
+    @property
+    def _by_symbol(self) -> dict[str, OpModule]:
+        return {m.symbol: m for m in self.modules}
+
+
+class _Planner:
+    def __init__(self) -> None:
+        self.modules: dict[str, OpModule] = {}
+        self.by_node: dict[str, OpModule] = {}
+        self.kernels: dict[str, OpModule] = {}
+
+    def add(self, module: OpModule) -> OpModule:
+        return self.modules.setdefault(module.symbol, module)
+
+    def module_for(self, node: Node) -> OpModule:
+        """The compiled Op computing ``node`` (rendered once per node key)."""
+        module = self.by_node.get(node.key)
+        if module is None:
+            op = node.op
+            if isinstance(op, Kernel):
+                for rendered in render_kernel(op.unit, self.kernels):
+                    self.add(rendered)
+                module = self.kernels[op.unit.key]
+            else:
+                module = self.add(_RENDERERS[type(op)](node))
+            self.by_node[node.key] = module
+        return module
+
+
+_RENDERERS: dict[type, Callable[[Node], OpModule]] = {
+    Elementwise: render_elementwise,
+    Reduce: render_reduce,
+}
+
+
+def _entry(graph: Graph, planner: _Planner) -> tuple[OpModule, list[str]]:
+    """The graph's entry module: its function calls each Op by declaration."""
+    config = graph.config
+    taken = set(graph.params)
+    names: dict[str, str] = {}
+    declarations: dict[str, dict[str, str]] = {}
+    constants: list[dict[str, str]] = []
+    statements: list[str] = []
+    used: list[str] = []
+
+    def fresh(prefix: str) -> str:
+        index = 0
+        while f"{prefix}{index}" in taken:
+            index += 1
+        taken.add(f"{prefix}{index}")
+        return f"{prefix}{index}"
+
+    def value(node: Node) -> str:
+        if node.key not in names:
+            # Only constants reach here unplanned: those an entry itself needs.
+            assert isinstance(node.op, Constant)
+            name = fresh("K")
+            constants.append({"name": name, "literal": constant_literal(node.op.value.array)})
+            names[node.key] = name
+        return names[node.key]
+
+    for node in graph.nodes():
+        op = node.op
+        if isinstance(op, Argument):
+            names[node.key] = graph.params[op.position]
+        elif isinstance(op, Constant):
+            continue  # lifted into the Ops that use it
+        elif isinstance(op, Dim):
+            names[node.key] = target = fresh("v")
+            statements.append(f"{target} = {value(node.inputs[0])}.shape[{op.axis}]")
+        elif isinstance(op, Size):
+            names[node.key] = target = fresh("v")
+            statements.append(f"{target} = {value(node.inputs[0])}.size")
+        else:
+            module = planner.module_for(node)
+            if module.symbol not in declarations:
+                declarations[module.symbol] = {
+                    "name": fresh(f"{op.name}_"),
+                    "variant": f"{module.symbol}: {module.signature}",
+                    "title": module.title,
+                }
+                used.append(module.symbol)
+            args = [value(i) for i in node.inputs if not isinstance(i.op, Constant)]
+            names[node.key] = target = fresh("v")
+            callee = declarations[module.symbol]["name"]
+            statements.append(f"{target} = {callee}({', '.join(args)})")
+
+    def output(node: Node) -> str:
+        text = value(node)
+        is_array_constant = isinstance(node.op, Constant) and node.op.value.ndim > 0
+        return f"{text}.copy()" if is_array_constant else text
+
+    outputs = [output(node) for node in graph.outputs]
+    result = f"({', '.join(outputs)}{',' if len(outputs) == 1 else ''})" if graph.returns_tuple else outputs[0]
+    text = render(
+        "ops/graph.py.j2",
+        name=graph.name,
+        signature=config.signature_text,
+        codegen_version=CODEGEN_VERSION,
+        function=config.function,
+        mode=config.mode,
+        declarations=list(declarations.values()),
+        constants=constants,
+        params=list(graph.params),
+        statements=statements,
+        result=result,
+    )
+    entry = op_module(
+        name=f"graph_{graph.name}", kind="graph", title=f"graph {graph.name}: {config.signature_text}",
+        text=text, function=graph.name, signature=config.signature, flags=TRACED_FLAGS,
+        calls=tuple(sorted(used)),
+    )
+    return entry, used
+
+
+def dependency_order(modules: dict[str, OpModule]) -> list[OpModule]:
+    """Callees before callers; ties broken by symbol, so the order is the same every build."""
+    order: list[OpModule] = []
+    done: set[str] = set()
+
+    def visit(symbol: str) -> None:
+        if symbol in done:
+            return
+        done.add(symbol)
+        for callee in modules[symbol].calls:
+            visit(callee)
+        order.append(modules[symbol])
+
+    for symbol in sorted(modules):
+        visit(symbol)
+    return order
+
+
+def make_plan(graphs: list[Graph]) -> BuildPlan:
+    planner = _Planner()
+    graph_entries = []
+    for graph in graphs:
+        entry, _ = _entry(graph, planner)
+        planner.add(entry)
+        graph_entries.append((graph, entry))
+    ordered = dependency_order(planner.modules)
+    plans = []
+    for graph, entry in graph_entries:
+        reached = _reachable(entry.symbol, planner.modules)
+        symbols = tuple(m.symbol for m in ordered if m.symbol in reached)
+        plans.append(GraphPlan(graph, entry, symbols))
+    return BuildPlan(tuple(ordered), tuple(plans))
+
+
+def _reachable(symbol: str, modules: dict[str, OpModule]) -> set[str]:
+    seen: set[str] = set()
+    stack = [symbol]
+    while stack:
+        current = stack.pop()
+        if current not in seen:
+            seen.add(current)
+            stack.extend(modules[current].calls)
+    return seen

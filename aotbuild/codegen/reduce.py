@@ -1,0 +1,61 @@
+"""Render a reduction node into its Op module."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import Node, Reduce
+from ..types import Array, Signature
+from .elementwise import TRACED_FLAGS
+from .module import CODEGEN_VERSION, OpModule, op_module
+from .slots import input_slots
+from .templates import render
+
+#: Elements summed in order before a block sum joins the pairwise combination (NumPy: 128).
+PAIRWISE_BLOCK = 128
+
+_NUMPY_NAMES = {"min": "minimum", "max": "maximum"}
+
+
+def render_reduce(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, Reduce)
+    (slot,) = input_slots(node)
+    assert isinstance(slot.type, Array) and not slot.is_constant
+    ndim = slot.ndim
+    reduced = list(op.axes)
+    kept = [axis for axis in range(ndim) if axis not in op.axes]
+    if op.keepdims:
+        out_index = ["0" if axis in op.axes else f"i{axis}" for axis in range(ndim)]
+        out_shape = ["1" if axis in op.axes else f"n{axis}" for axis in range(ndim)]
+    else:
+        out_index = [f"i{axis}" for axis in kept]
+        out_shape = [f"n{axis}" for axis in kept]
+    pairwise = op.kind in ("sum", "mean") and np.dtype(op.out_dtype).kind in "fc"
+    title = (
+        f"{op.kind}({slot.type}, axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
+    )
+    text = render(
+        "ops/reduce.py.j2",
+        title=title,
+        codegen_version=CODEGEN_VERSION,
+        kind=op.kind,
+        numpy_name=_NUMPY_NAMES.get(op.kind, op.kind),
+        out_dtype=op.out_dtype,
+        ndim=ndim,
+        reduced=reduced,
+        kept=kept,
+        indices=[f"i{axis}" for axis in range(ndim)],
+        first_index=["0" if axis in op.axes else f"i{axis}" for axis in range(ndim)],
+        reduced_count=" * ".join(f"n{axis}" for axis in reduced) or "1",
+        out_index=out_index,
+        out_shape=out_shape,
+        scalar_result=not op.keepdims and not kept,
+        pairwise=pairwise,
+        block=PAIRWISE_BLOCK,
+    )
+    signature = Signature((slot.type,), node.type)  # type: ignore[arg-type]
+    return op_module(
+        name=op.kind, kind="op", title=title, text=text, function="op",
+        signature=signature, flags=TRACED_FLAGS,
+    )

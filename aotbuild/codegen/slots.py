@@ -1,0 +1,63 @@
+"""How an Op's inputs appear in its module: as parameters, or as constants in module scope."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..graph import Constant, Node
+from ..types import Value
+from .literals import constant_literal
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One input of an Op module."""
+
+    name: str
+    """``a0, a1, ...`` for parameters, ``C0, C1, ...`` for lifted constants."""
+
+    type: Value
+    literal: str | None
+    """Source text of the constant, or None for a parameter."""
+
+    @property
+    def is_constant(self) -> bool:
+        return self.literal is not None
+
+    @property
+    def ndim(self) -> int:
+        return self.type.ndim
+
+    @property
+    def dtype(self) -> str:
+        return self.type.dtype
+
+    def describe(self) -> str:
+        """For titles: the type of a parameter, the value of a short constant."""
+        if self.literal is not None and len(self.literal) <= 40:
+            return self.literal
+        return str(self.type)
+
+
+def input_slots(node: Node) -> list[Slot]:
+    """Constants become module-scope names (the module text is the Op's identity)."""
+    slots: list[Slot] = []
+    params = constants = 0
+    for item in node.inputs:
+        assert not isinstance(item.type, tuple)
+        if isinstance(item.op, Constant):
+            literal = constant_literal(item.op.value.array)
+            slots.append(Slot(f"C{constants}", item.type, literal))  # type: ignore[arg-type]
+            constants += 1
+        else:
+            slots.append(Slot(f"a{params}", item.type, None))  # type: ignore[arg-type]
+            params += 1
+    return slots
+
+
+def parameters(slots: list[Slot]) -> list[Slot]:
+    return [slot for slot in slots if not slot.is_constant]
+
+
+def constants(slots: list[Slot]) -> list[Slot]:
+    return [slot for slot in slots if slot.is_constant]

@@ -1,0 +1,204 @@
+"""Compile one generated module into one object file with numba's AOT code generator.
+
+This is a pure function of its :class:`CompileRequest` — module text, function, signature,
+flags and CPU — to object bytes plus the symbols the object defines and needs, so it can be
+cached by content and run in any process.
+
+What happens to the object, and why:
+
+* the Op's function gets a stable symbol (numba's own names carry per-process ids) and its
+  environment ``<symbol>.env``; a graph entry also gets the C adapter ``<symbol>_c``;
+* callees are only declared (see :mod:`aotbuild.compile.declare`);
+* every other symbol is made local and renamed ``<symbol>.<n>`` in definition order, so helpers
+  of equal names from different Ops can never be merged by the linker, and no per-process
+  counter or address reaches the object;
+* the exported symbols get hidden visibility: the linked extension exports only its ``PyInit``.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+import re
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import CompileError
+from ..types import Signature
+from .target import Target
+
+# numba picks Intel SVML up when installed; objects built with it need libsvml at run time.
+os.environ["NUMBA_DISABLE_INTEL_SVML"] = "1"
+
+#: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
+SOURCE_DIRECTIVE = re.compile(r"^# aotbuild: source (?P<file>\S+):(?P<line>\d+)\s*$", re.M)
+
+GENERATED_PACKAGE = "aotbuild_generated"
+
+
+@dataclass(frozen=True)
+class CompileFlags:
+    """The numba options that change generated code (part of every cache key)."""
+
+    error_model: str = "numpy"
+    """``numpy`` (division by zero gives inf/nan, as NumPy) or ``python`` (raises, as njit)."""
+
+    fastmath: bool = False
+    boundscheck: bool = False
+
+
+@dataclass(frozen=True)
+class CompileRequest:
+    symbol: str
+    text: str
+    function: str
+    signature: Signature
+    flags: CompileFlags
+    target: Target
+    adapter: bool = False
+    """Also export the C adapter ``<symbol>_c`` (graph entries)."""
+
+    @property
+    def filename(self) -> str:
+        """The name the module is compiled under: it appears in exception tracebacks."""
+        return f"{self.symbol}.py"
+
+
+@dataclass(frozen=True)
+class CompiledObject:
+    symbol: str
+    data: bytes
+    defined: tuple[str, ...]
+    needed: tuple[str, ...]
+
+
+def _check_no_svml() -> None:
+    from numba.core import config
+
+    if config.USING_SVML:
+        raise CompileError(
+            "numba was imported with Intel SVML enabled before aotbuild could disable it; "
+            "objects built that way need libsvml at run time. Set NUMBA_DISABLE_INTEL_SVML=1."
+        )
+
+
+def load_module(request: CompileRequest) -> types.ModuleType:
+    """Execute the generated module text as a fresh module, traceable by numba and linecache."""
+    name = f"{GENERATED_PACKAGE}.{request.symbol}"
+    module = types.ModuleType(name)
+    module.__file__ = request.filename
+    filename = request.filename
+    tree = ast.parse(request.text, filename)
+    directive = SOURCE_DIRECTIVE.search(request.text)
+    if directive is not None:
+        # A kernel: report its code under the user's file and line numbers.
+        filename = directive.group("file")
+        generated_def = request.text.count("\n", 0, directive.end()) + 2
+        shift = int(directive.group("line")) - generated_def
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == request.function:
+                ast.increment_lineno(node, shift)
+    else:
+        linecache.cache[filename] = (len(request.text), None, request.text.splitlines(True), filename)
+    code = compile(tree, filename, "exec")
+    sys.modules[name] = module
+    exec(code, module.__dict__)
+    return module
+
+
+_LOCATION = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+def _compile_error(request: CompileRequest, exc: Exception) -> CompileError:
+    message = str(exc).strip()
+    lines = [line for line in message.splitlines() if not line.startswith("Failed in nopython mode")]
+    locations = _LOCATION.findall(message)
+    file, line = locations[-1] if locations else (request.filename, "0")
+    error = CompileError("\n".join(lines).strip())
+    error.symbol = request.symbol  # type: ignore[attr-defined]
+    error.file = file  # type: ignore[attr-defined]
+    error.line = int(line)  # type: ignore[attr-defined]
+    return error
+
+
+def compile_request(request: CompileRequest) -> CompiledObject:
+    """Compile ``request`` into an object file (see the module docstring)."""
+    from numba.core import errors as nberrors
+    from numba.core import funcdesc
+    from numba.core.compiler import Flags, compile_extra
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.registry import cpu_target
+    from numba.core.runtime import nrtdynmod
+
+    from .adapter import ADAPTER_SUFFIX, emit_adapter
+    from .numba_types import signature_to_numba
+
+    _check_no_svml()
+    module = load_module(request)
+    function = module.__dict__[request.function]
+    argtypes, restype = signature_to_numba(request.signature)
+
+    with global_compiler_lock:
+        context = cpu_target.target_context.with_aot_codegen(request.symbol, cpu_name=request.target.cpu)
+        own_name = f"{module.__name__}.{function.__qualname__}"
+
+        def mangler(name: str, argtypes_: Any, *, abi_tags: Any = (), uid: Any = None) -> str:
+            if name == own_name:
+                return request.symbol
+            if name == f".NumbaEnv.{own_name}":
+                return f"{request.symbol}.env"
+            return funcdesc.default_mangler(name, argtypes_, abi_tags=abi_tags, uid=uid)
+
+        context.mangler = mangler
+        library = context.codegen().create_library(request.symbol)
+        library.add_ir_module(nrtdynmod.create_nrt_module(context)[0])
+        flags = Flags()
+        flags.no_compile = True
+        flags.no_cpython_wrapper = True
+        flags.no_cfunc_wrapper = True
+        flags.nrt = True
+        flags.error_model = request.flags.error_model
+        flags.boundscheck = request.flags.boundscheck
+        if request.flags.fastmath:
+            from numba.core.cpu import FastMathOptions
+
+            flags.fastmath = FastMathOptions(True)
+        try:
+            compile_extra(
+                cpu_target.typing_context, context, function, argtypes, restype, flags,
+                locals={}, library=library,
+            )
+        except nberrors.NumbaError as exc:
+            raise _compile_error(request, exc) from None
+        if request.adapter:
+            emit_adapter(context, library, request.symbol, restype, argtypes)
+        library.finalize()
+        exported = {request.symbol, f"{request.symbol}.env"}
+        if request.adapter:
+            exported.add(request.symbol + ADAPTER_SUFFIX)
+        defined, needed = _localize(library._final_module, request.symbol, exported)
+        data = library.emit_native_object()
+    return CompiledObject(request.symbol, data, defined, needed)
+
+
+def _localize(module: Any, symbol: str, exported: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    defined: list[str] = []
+    needed: list[str] = []
+    counter = 0
+    for value in list(module.functions) + list(module.global_variables):
+        name = value.name
+        if value.is_declaration:
+            if not name.startswith("llvm."):
+                needed.append(name)
+            continue
+        if name in exported:
+            value.visibility = "hidden"
+            defined.append(name)
+            continue
+        value.linkage = "internal"
+        value.name = f"{symbol}.{counter}"
+        counter += 1
+    return tuple(sorted(defined)), tuple(sorted(needed))

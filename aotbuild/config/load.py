@@ -1,0 +1,165 @@
+"""Read and validate ``graphs.toml`` into a :class:`~aotbuild.config.model.ProjectConfig`.
+
+Every problem becomes one :class:`~aotbuild.errors.ConfigError` line naming the file, the table,
+the key and what was expected — unknown keys included, since a misspelled ``nogil`` that is
+silently ignored is worse than an error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import keyword
+import sys
+from collections.abc import Mapping
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, SignatureError
+from .model import MODES, TARGETS, GraphConfig, PackageConfig, ProjectConfig
+from .signature import parse_signature
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+#: Attributes of every generated package; graphs may not shadow them.
+RESERVED_NAMES = frozenset({"manifest", "profile", "graphs"})
+
+_PACKAGE_KEYS = tuple(f.name for f in fields(PackageConfig))
+_GRAPH_KEYS = ("function", "signature", "mode", "nogil")
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the working directory when it is below it, for messages."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+class _Where:
+    """Formats messages as ``graphs.toml: [graphs.logp] key: problem``."""
+
+    def __init__(self, path: Path, table: str) -> None:
+        self.prefix = f"{display_path(path)}: [{table}]"
+
+    def error(self, message: str, key: str | None = None) -> ConfigError:
+        where = f"{self.prefix} {key}:" if key else self.prefix
+        return ConfigError(f"{where} {message}")
+
+
+def _check_keys(table: Mapping[str, Any], allowed: tuple[str, ...], where: _Where) -> None:
+    for key in table:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise where.error(
+                f"unknown key {key!r} (expected one of: {', '.join(allowed)}){hint}"
+            )
+
+
+def _string(table: Mapping[str, Any], key: str, where: _Where, default: str | None = None) -> str:
+    if key not in table:
+        if default is None:
+            raise where.error(f"missing required key {key!r}")
+        return default
+    value = table[key]
+    if not isinstance(value, str):
+        raise where.error(f"expected a string, got {type(value).__name__} {value!r}", key)
+    if not value.strip():
+        raise where.error("must not be empty", key)
+    return value
+
+
+def _identifier(name: str, what: str, where: _Where, key: str | None = None) -> str:
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise where.error(f"{what} {name!r} is not a valid Python identifier", key)
+    return name
+
+
+def _package(table: Any, path: Path) -> PackageConfig:
+    where = _Where(path, "package")
+    if not isinstance(table, dict):
+        raise where.error("must be a table")
+    _check_keys(table, _PACKAGE_KEYS, where)
+    name = _identifier(_string(table, "name", where), "package name", where, "name")
+    version = _string(table, "version", where, PackageConfig.version)
+    target = _string(table, "target", where, PackageConfig.target)
+    if target not in TARGETS:
+        raise where.error(f"unknown target {target!r} (expected one of: {', '.join(TARGETS)})", "target")
+    out_dir = _string(table, "out_dir", where, PackageConfig.out_dir)
+    return PackageConfig(name=name, version=version, target=target, out_dir=out_dir)
+
+
+def _graph(name: str, table: Any, path: Path) -> GraphConfig:
+    where = _Where(path, f"graphs.{name}")
+    if not isinstance(table, dict):
+        raise where.error("must be a table with at least 'function' and 'signature'")
+    _identifier(name, "graph name", where)
+    if name.startswith("_") or name in RESERVED_NAMES:
+        raise where.error(
+            f"graph name {name!r} would shadow an attribute of the generated package; "
+            f"names may not start with '_' or be one of: {', '.join(sorted(RESERVED_NAMES))}"
+        )
+    _check_keys(table, _GRAPH_KEYS, where)
+    function = _string(table, "function", where)
+    module, sep, qualname = function.partition(":")
+    if not sep or not module.strip() or not qualname.strip():
+        raise where.error(f"expected 'module:function', got {function!r}", "function")
+    signature_text = _string(table, "signature", where)
+    try:
+        signature = parse_signature(signature_text)
+    except SignatureError as exc:
+        raise where.error(f"{signature_text!r}: {exc}", "signature") from None
+    mode = _string(table, "mode", where, "trace")
+    if mode not in MODES:
+        raise where.error(f"expected one of {', '.join(map(repr, MODES))}, got {mode!r}", "mode")
+    nogil = table.get("nogil", False)
+    if not isinstance(nogil, bool):
+        raise where.error(f"expected true or false, got {nogil!r}", "nogil")
+    return GraphConfig(
+        name=name,
+        function=function,
+        signature=signature,
+        signature_text=signature_text,
+        mode=mode,
+        nogil=nogil,
+    )
+
+
+def load_config(path: str | Path, *, out_dir: str | None = None, target: str | None = None) -> ProjectConfig:
+    """Read ``path``; ``out_dir`` and ``target`` (from the command line) override the file."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "graphs.toml"
+    if not path.is_file():
+        raise ConfigError(f"{display_path(path)}: no such file")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{display_path(path)}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{display_path(path)}: not UTF-8 text: {exc}") from None
+
+    for key in data:
+        if key not in ("package", "graphs"):
+            raise ConfigError(
+                f"{display_path(path)}: unknown table or key {key!r} (expected [package] and [graphs.NAME])"
+            )
+    if "package" not in data:
+        raise ConfigError(f"{display_path(path)}: missing required table [package]")
+    package = _package(data["package"], path)
+    if target is not None:
+        if target not in TARGETS:
+            raise ConfigError(f"--target: unknown target {target!r} (expected one of: {', '.join(TARGETS)})")
+        package = replace(package, target=target)
+    if out_dir is not None:
+        package = replace(package, out_dir=out_dir)
+
+    graphs_table = data.get("graphs")
+    if not isinstance(graphs_table, dict) or not graphs_table:
+        raise ConfigError(f"{display_path(path)}: no graphs declared; add at least one [graphs.NAME] table")
+    graphs = tuple(_graph(name, table, path) for name, table in graphs_table.items())
+    return ProjectConfig(path=path.resolve(), package=package, graphs=graphs)

@@ -1,0 +1,77 @@
+"""The validated contents of ``graphs.toml``: frozen, with a docstring under each field.
+
+This is the one place that says what each setting means; the loader fills it and the README's
+reference is written from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..types import Signature
+
+MODES = ("trace", "kernel")
+
+#: CPU targets accepted by ``[package] target``.
+TARGETS = ("generic", "host", "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4")
+
+
+@dataclass(frozen=True)
+class PackageConfig:
+    """``[package]``: the generated package as a whole."""
+
+    name: str
+    """Importable name of the generated package (a Python identifier)."""
+
+    version: str = "0.1.0"
+    """Version recorded in the package (``__version__``) and its manifest."""
+
+    target: str = "generic"
+    """CPU to compile for: ``generic`` (portable, default), ``host``, or ``x86-64-v2/v3/v4``."""
+
+    out_dir: str = "build"
+    """Where the package is written, relative to the folder of ``graphs.toml``."""
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    """``[graphs.NAME]``: one function of the generated package."""
+
+    name: str
+    """The table's name: the attribute of the generated package (a Python identifier)."""
+
+    function: str
+    """``module:qualname`` of the Python function, importable from the folder of graphs.toml."""
+
+    signature: Signature
+    """Argument and result types (numba's spelling, see ``aotbuild.config.signature``)."""
+
+    signature_text: str
+    """The signature as written, for messages and docstrings."""
+
+    mode: str = "trace"
+    """``trace`` (run on tracers, a graph of Ops) or ``kernel`` (compile the body as written)."""
+
+    nogil: bool = False
+    """Release the GIL while the compiled function runs."""
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """A whole ``graphs.toml``."""
+
+    path: Path
+    """The ``graphs.toml`` file itself."""
+
+    package: PackageConfig
+    graphs: tuple[GraphConfig, ...]
+
+    @property
+    def root(self) -> Path:
+        """The folder of ``graphs.toml``: ``function`` modules are imported from here."""
+        return self.path.parent
+
+    @property
+    def out_dir(self) -> Path:
+        return (self.root / self.package.out_dir).resolve()

@@ -1,0 +1,40 @@
+"""The exceptions aotbuild raises for bad input.
+
+Every problem a user can cause is one of these, with a message that says what was wrong, where,
+and what to do. The command line prints the message alone (the traceback only under ``-v``);
+anything else escaping the pipeline is a bug in aotbuild.
+"""
+
+from __future__ import annotations
+
+
+class AotBuildError(Exception):
+    """Base class: a build failed because of its input, not because of a bug in aotbuild."""
+
+
+class ConfigError(AotBuildError):
+    """``graphs.toml`` is malformed, names something missing, or has a bad value."""
+
+
+class SignatureError(ConfigError):
+    """A signature string does not follow the grammar (see ``aotbuild.config.signature``)."""
+
+
+class TraceError(AotBuildError):
+    """A graph function could not be traced into Ops."""
+
+
+class KernelError(AotBuildError):
+    """A kernel (or a helper it calls) cannot be turned into a self-contained module."""
+
+
+class CompileError(AotBuildError):
+    """numba rejected a generated module; the message points at the module and line."""
+
+
+class LinkError(AotBuildError):
+    """The C compiler or linker failed, or the shared object misses a symbol."""
+
+
+class UsageError(AotBuildError):
+    """The command line itself was wrong (exit code 2)."""

@@ -1,0 +1,30 @@
+"""A traced graph: the declared function's parameters and the nodes it returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config import GraphConfig
+from .node import Node, topological_order
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One ``[graphs.NAME]`` after tracing.
+
+    ``outputs`` holds one node per returned value; ``returns_tuple`` says whether the function
+    returns them as a tuple (even a 1-tuple) or a single value.
+    """
+
+    config: GraphConfig
+    params: tuple[str, ...]
+    outputs: tuple[Node, ...]
+    returns_tuple: bool
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    def nodes(self) -> list[Node]:
+        """Every node the outputs depend on, inputs first, in a deterministic order."""
+        return topological_order(self.outputs)

@@ -1,0 +1,133 @@
+"""Render the C entry module (``templates/native/entry.c.j2``) for a package's graphs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..codegen.module import CODEGEN_VERSION
+from ..codegen.plan import BuildPlan, GraphPlan
+from ..codegen.templates import render
+from ..compile.adapter import ADAPTER_SUFFIX
+from ..types import Array, Scalar, TupleOf, Value
+
+#: NumPy type numbers and C types by dtype name.
+_NPY_TYPES = {
+    "bool": ("NPY_BOOL", "uint8_t"),
+    "int8": ("NPY_INT8", "int8_t"),
+    "int16": ("NPY_INT16", "int16_t"),
+    "int32": ("NPY_INT32", "int32_t"),
+    "int64": ("NPY_INT64", "int64_t"),
+    "uint8": ("NPY_UINT8", "uint8_t"),
+    "uint16": ("NPY_UINT16", "uint16_t"),
+    "uint32": ("NPY_UINT32", "uint32_t"),
+    "uint64": ("NPY_UINT64", "uint64_t"),
+    "float32": ("NPY_FLOAT32", "float"),
+    "float64": ("NPY_FLOAT64", "double"),
+    "complex64": ("NPY_COMPLEX64", "float"),
+    "complex128": ("NPY_COMPLEX128", "double"),
+}
+
+
+def _c_string(text: str) -> str:
+    """A C string literal (JSON escaping is valid C for the characters docstrings use)."""
+    return json.dumps(text, ensure_ascii=True)
+
+
+def _param(name: str, value: Value, writes: bool) -> dict[str, object]:
+    typenum, ctype = _NPY_TYPES[value.dtype]
+    param: dict[str, object] = {"name": name, "declared": str(value), "typenum": typenum, "ctype": ctype, "suffix": ""}
+    if isinstance(value, Array):
+        param.update(
+            kind="array", ctype=f"aot_array{value.ndim}", ndim=value.ndim, dtype=value.dtype,
+            c_order=int(value.layout == "C"), writes=int(writes),
+        )
+        return param
+    kind = np.dtype(value.dtype).kind
+    if kind == "b":
+        param["kind"] = "bool"
+    elif kind == "f":
+        param["kind"] = "real"
+    elif kind == "c":
+        param.update(kind="complex", suffix="[2]")
+    else:
+        info = np.iinfo(value.dtype)
+        param.update(kind="integer", low=f"{int(info.min)}LL", high=f"{int(info.max)}ULL", unsigned=int(kind == "u"))
+        if int(info.min) == -(2**63):
+            param["low"] = "(-9223372036854775807LL - 1)"
+    return param
+
+
+def _result(index: int, value: Value) -> dict[str, object]:
+    typenum, ctype = _NPY_TYPES[value.dtype]
+    if isinstance(value, Array):
+        return {
+            "ctype": f"aot_array{value.ndim}", "suffix": "", "ndim": value.ndim,
+            "box": f"aot_box_array(&result{index}.head, {value.ndim}, {typenum})",
+        }
+    if np.dtype(value.dtype).kind == "c":
+        return {"ctype": ctype, "suffix": "[2]", "box": f"aot_box_scalar(result{index}, {typenum})"}
+    return {"ctype": ctype, "suffix": "", "box": f"aot_box_scalar(&result{index}, {typenum})"}
+
+
+def graph_doc(plan: GraphPlan) -> str:
+    """The docstring: a text signature (for ``inspect.signature``), then what the graph is."""
+    config = plan.graph.config
+    params = ", ".join(plan.graph.params)
+    lines = [
+        f"{config.name}({params})",
+        "--",
+        "",
+        f"{config.name}{config.signature_text[config.signature_text.index('('):]} -> "
+        f"{config.signature.result}",
+        "",
+        f"Compiled by aotbuild from {config.function} (mode = {config.mode!r}).",
+        f"Signature: {config.signature_text}",
+    ]
+    if config.nogil:
+        lines.append("Releases the GIL while it runs.")
+    return "\n".join(lines)
+
+
+def _graph(plan: GraphPlan) -> dict[str, object]:
+    graph = plan.graph
+    config = graph.config
+    signature = config.signature
+    writes = config.mode == "kernel"
+    params = [_param(name, value, writes) for name, value in zip(graph.params, signature.args)]
+    result = signature.result
+    items: tuple[Value, ...]
+    if isinstance(result, TupleOf):
+        items, returns = result.items, "tuple"
+    elif isinstance(result, (Scalar, Array)):
+        items, returns = (result,), "single"
+    else:
+        items, returns = (), "none"
+    return {
+        "name": config.name,
+        "signature": config.signature_text,
+        "adapter": plan.entry.symbol + ADAPTER_SUFFIX,
+        "params": params,
+        "results": [_result(i, item) for i, item in enumerate(items)],
+        "returns": returns,
+        "nogil": config.nogil,
+        "doc": _c_string(graph_doc(plan)),
+    }
+
+
+def render_entry(package: str, plan: BuildPlan) -> str:
+    graphs = [_graph(graph) for graph in plan.graphs]
+    ndims = sorted(
+        {p["ndim"] for g in graphs for p in g["params"] if p["kind"] == "array"}  # type: ignore[index, union-attr]
+        | {r["ndim"] for g in graphs for r in g["results"] if "ndim" in r}  # type: ignore[index, union-attr, operator]
+    )
+    symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
+    return render(
+        "native/entry.c.j2",
+        package=package,
+        codegen_version=CODEGEN_VERSION,
+        graphs=graphs,
+        ndims=ndims,
+        symbols=symbols,
+    )

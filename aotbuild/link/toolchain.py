@@ -1,0 +1,121 @@
+"""The C/C++ toolchain, through setuptools' compiler machinery (the one build_ext uses).
+
+Python's own build flags add ``-g`` and, under pyenv and similar, an absolute ``-rpath``; both
+put build-machine details into the shared object, so they are removed. Paths of sources are
+mapped with ``-ffile-prefix-map`` so no absolute path reaches an object.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+import setuptools  # noqa: F401  (provides the `distutils` package on every Python version)
+
+from ..errors import LinkError
+
+_COMMAND_ATTRIBUTES = ("compiler", "compiler_so", "compiler_cxx", "linker_so", "linker_exe", "linker_so_cxx")
+
+#: Flags for every C/C++ object of the extension.
+COMMON_FLAGS = (
+    "-O2",
+    "-fPIC",
+    "-fvisibility=hidden",
+    "-ffunction-sections",
+    "-fdata-sections",
+    "-fno-strict-aliasing",
+)
+
+
+def numba_source_dir() -> Path:
+    """Where numba's runtime C sources are (inside the installed numba package)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("numba")
+    if spec is None or spec.origin is None:
+        raise LinkError("numba is not installed; it provides the runtime sources linked into packages")
+    return Path(spec.origin).resolve().parent
+
+
+def include_dirs() -> list[str]:
+    import numpy as np
+
+    numba_dir = numba_source_dir()
+    return [str(numba_dir), str(numba_dir / "core" / "runtime"), np.get_include(), sysconfig.get_paths()["include"]]
+
+
+def _clean(command: list[str]) -> list[str]:
+    cleaned = []
+    for part in command:
+        if part == "-g" or part.startswith("-g") and part[2:].isdigit():
+            continue
+        if part.startswith("-Wl,-rpath") or part.startswith("-Wl,-R"):
+            continue
+        cleaned.append(part)
+    return cleaned
+
+
+@dataclass
+class Toolchain:
+    """A configured compiler, and the fingerprint that goes into cache keys of its objects."""
+
+    compiler: object
+
+    @staticmethod
+    def create() -> Toolchain:
+        from distutils.ccompiler import new_compiler
+        from distutils.sysconfig import customize_compiler
+
+        compiler = new_compiler()
+        customize_compiler(compiler)
+        for attribute in _COMMAND_ATTRIBUTES:
+            command = getattr(compiler, attribute, None)
+            if isinstance(command, list):
+                setattr(compiler, attribute, _clean(command))
+        return Toolchain(compiler)
+
+    @property
+    def fingerprint(self) -> str:
+        """What the compiler and its flags are: objects built differently never mix."""
+        parts = [sys.version, sysconfig.get_config_var("EXT_SUFFIX") or ""]
+        parts += [" ".join(getattr(self.compiler, a, None) or []) for a in _COMMAND_ATTRIBUTES]
+        parts += COMMON_FLAGS
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    def compile(self, source: Path, output_dir: Path, *, extra: list[str] | None = None, prefix_maps: dict[Path, str] | None = None) -> Path:
+        """Compile one C or C++ source into ``output_dir``; returns the object's path."""
+        from distutils.errors import CompileError as DistutilsCompileError
+
+        flags = list(COMMON_FLAGS) + (extra or [])
+        for path, replacement in (prefix_maps or {}).items():
+            flags.append(f"-ffile-prefix-map={path}={replacement}")
+        source = source.resolve()
+        cwd = os.getcwd()
+        try:
+            os.chdir(source.parent)
+            try:
+                objects = self.compiler.compile(  # type: ignore[attr-defined]
+                    [source.name], output_dir=str(output_dir), include_dirs=include_dirs(),
+                    extra_postargs=flags,
+                )
+            except DistutilsCompileError as exc:
+                raise LinkError(f"compiling {source.name} failed: {exc}") from None
+        finally:
+            os.chdir(cwd)
+        return (output_dir / objects[0]) if not os.path.isabs(objects[0]) else Path(objects[0])
+
+    def link(self, objects: list[Path], output: Path) -> None:
+        """Link ``objects`` into the shared object ``output`` (unused sections dropped)."""
+        from distutils.errors import LinkError as DistutilsLinkError
+
+        try:
+            self.compiler.link_shared_object(  # type: ignore[attr-defined]
+                [str(o) for o in objects], str(output), target_lang="c++",
+                extra_postargs=["-Wl,--gc-sections", "-Wl,--as-needed"],
+            )
+        except DistutilsLinkError as exc:
+            raise LinkError(f"linking {output.name} failed: {exc}") from None

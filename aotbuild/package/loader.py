@@ -1,0 +1,60 @@
+"""The generated package's Python files: the loader ``__init__.py`` and its ``.pyi`` stub."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..codegen.plan import BuildPlan
+from ..codegen.templates import render
+from ..config import ProjectConfig
+from ..link.entry import graph_doc
+from ..types import Array, NoneType, Result, Scalar, TupleOf, Value
+
+
+def render_loader(project: ProjectConfig, plan: BuildPlan, target: str) -> str:
+    from .. import __version__
+
+    return render(
+        "package/__init__.py.j2",
+        package=project.package.name,
+        version=project.package.version,
+        aotbuild_version=__version__,
+        config_name=project.path.name,
+        target=target,
+        graphs=[g.graph.name for g in plan.graphs],
+    )
+
+
+def _annotation(value: Value, argument: bool) -> str:
+    scalar = f"np.{np.dtype(value.dtype).type.__name__}"
+    if isinstance(value, Array):
+        return f"npt.NDArray[{scalar}]"
+    if not argument:
+        return scalar
+    kind = np.dtype(value.dtype).kind
+    python = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[kind]
+    base = {"b": "np.bool_", "i": "np.integer[Any]", "u": "np.integer[Any]", "f": "np.floating[Any]", "c": "np.number[Any]"}[kind]
+    return f"{python} | {base}"
+
+
+def _result_annotation(result: Result) -> str:
+    if isinstance(result, TupleOf):
+        return "tuple[" + ", ".join(_annotation(item, False) for item in result.items) + "]"
+    if isinstance(result, NoneType):
+        return "None"
+    assert isinstance(result, (Scalar, Array))
+    return _annotation(result, False)
+
+
+def render_stub(project: ProjectConfig, plan: BuildPlan) -> str:
+    graphs = []
+    for graph_plan in plan.graphs:
+        graph = graph_plan.graph
+        signature = graph.config.signature
+        params = [f"{name}: {_annotation(value, True)}" for name, value in zip(graph.params, signature.args)]
+        doc = graph_doc(graph_plan).split("--\n\n", 1)[1].replace('"""', "'''")
+        doc = "\n".join(("    " + line).rstrip() for line in doc.splitlines()).lstrip()
+        graphs.append(
+            {"name": graph.name, "params": params, "result": _result_annotation(signature.result), "doc": doc}
+        )
+    return render("package/__init__.pyi.j2", package=project.package.name, graphs=graphs)

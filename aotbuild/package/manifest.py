@@ -1,0 +1,87 @@
+"""``manifest.json``: what a package was built from and with, written deterministically."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from ..codegen.module import CODEGEN_VERSION
+from ..codegen.plan import BuildPlan
+from ..compile.compiler import CompiledObject
+from ..compile.target import Target
+from ..config import ProjectConfig
+
+MANIFEST_FORMAT = 1
+
+
+def toolchain_versions() -> dict[str, str]:
+    import llvmlite
+    import numba
+    import numpy
+
+    return {
+        "numba": numba.__version__,
+        "llvmlite": llvmlite.__version__,
+        "numpy": numpy.__version__,
+        "python": ".".join(map(str, sys.version_info[:3])),
+        "platform": f"{sys.platform}-{platform.machine()}",
+    }
+
+
+def build_manifest(
+    project: ProjectConfig,
+    plan: BuildPlan,
+    objects: Mapping[str, CompiledObject],
+    target: Target,
+    native: str,
+) -> dict[str, Any]:
+    from .. import __version__
+
+    graphs = {}
+    for graph_plan in plan.graphs:
+        config = graph_plan.graph.config
+        graphs[config.name] = {
+            "function": config.function,
+            "mode": config.mode,
+            "signature": config.signature_text,
+            "parameters": list(graph_plan.graph.params),
+            "nogil": config.nogil,
+            "entry": graph_plan.entry.symbol,
+            "ops": list(graph_plan.symbols),
+        }
+    ops = {}
+    for module in plan.modules:
+        obj = objects[module.symbol]
+        ops[module.symbol] = {
+            "kind": module.kind,
+            "title": module.title,
+            "signature": str(module.signature),
+            "module": module.filename,
+            "module_sha256": module.sha256,
+            "object_sha256": hashlib.sha256(obj.data).hexdigest(),
+            "calls": list(module.calls),
+            "flags": {
+                "error_model": module.flags.error_model,
+                "fastmath": module.flags.fastmath,
+                "boundscheck": module.flags.boundscheck,
+            },
+        }
+    return {
+        "format": MANIFEST_FORMAT,
+        "package": {"name": project.package.name, "version": project.package.version},
+        "aotbuild": {"version": __version__, "codegen": CODEGEN_VERSION},
+        "target": {"name": target.name, "cpu": target.cpu, "features": target.features},
+        "toolchain": toolchain_versions(),
+        "graphs": graphs,
+        "ops": ops,
+        "order": [module.symbol for module in plan.modules],
+        "native": native,
+    }
+
+
+def manifest_text(manifest: Mapping[str, Any]) -> str:
+    return json.dumps(manifest, indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,230 @@
+"""Stage 2: import each declared function and turn it into a graph.
+
+Traced functions are called with tracers built from the declared signature; kernels are analysed
+(see :mod:`aotbuild.trace.kernels`) into a single Kernel node. Errors name the graph, the user's
+source line where tracing stopped, and what to do.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import importlib
+import inspect
+import sys
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..config import GraphConfig, ProjectConfig, display_path
+from ..errors import AotBuildError, ConfigError, KernelError, TraceError
+from ..graph import Argument, Graph, Kernel, Node
+from ..types import Array, NoneType, Result, Scalar, TupleOf
+from .kernels import KernelAnalyser
+from .operands import Operand, as_operand
+from .tracer import Tracer, traced_len
+from .ufuncs import KERNEL_HINT
+
+_AOTBUILD_DIR = Path(__file__).resolve().parent.parent
+_NUMPY_DIR = Path(np.__file__).resolve().parent
+
+
+@contextlib.contextmanager
+def project_imports(root: Path) -> Iterator[None]:
+    """The project folder first on ``sys.path``; modules of the same name imported earlier
+    from elsewhere (another project in the same process) are set aside while it is."""
+    root = root.resolve()
+    sys.path.insert(0, str(root))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(root))
+
+
+def _forget_foreign(module_name: str, root: Path) -> None:
+    top = module_name.split(".")[0]
+    existing = sys.modules.get(top)
+    filename = getattr(existing, "__file__", None)
+    if existing is None or filename is None:
+        return
+    if not Path(filename).resolve().is_relative_to(root.resolve()):
+        for name in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
+            del sys.modules[name]
+
+
+def import_function(config: GraphConfig, project: ProjectConfig) -> Any:
+    """The object ``config.function`` names; errors are :class:`ConfigError` lines."""
+    where = f"{display_path(project.path)}: [graphs.{config.name}] function:"
+    module_name, _, qualname = config.function.partition(":")
+    _forget_foreign(module_name, project.root)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise ConfigError(
+                f"{where} cannot import module {module_name!r} from {display_path(project.root)} "
+                f"({exc})"
+            ) from None
+        raise ConfigError(f"{where} importing {module_name!r} failed: {exc}") from None
+    except Exception as exc:
+        raise ConfigError(
+            f"{where} importing {module_name!r} raised {type(exc).__name__}: {exc}"
+        ) from None
+    value: Any = module
+    for part in qualname.split("."):
+        if not hasattr(value, part):
+            raise ConfigError(f"{where} module {module_name!r} has no attribute {qualname!r}")
+        value = getattr(value, part)
+    if not callable(value):
+        raise ConfigError(f"{where} {config.function!r} is not a function")
+    return value
+
+
+def _python_function(value: Any) -> Any:
+    return getattr(value, "py_func", value)
+
+
+def parameter_names(config: GraphConfig, function: Any, project: ProjectConfig) -> tuple[str, ...]:
+    """The names of the parameters the signature covers; the rest must have defaults."""
+    where = f"{display_path(project.path)}: [graphs.{config.name}]"
+    try:
+        parameters = list(inspect.signature(_python_function(function)).parameters.values())
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where} cannot read the parameters of {config.function!r}") from None
+    declared = len(config.signature.args)
+    positional = [
+        p for p in parameters
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        raise ConfigError(f"{where} {config.function!r} takes *args; declare its parameters by name")
+    if len(positional) < declared:
+        raise ConfigError(
+            f"{where} signature declares {declared} argument(s) but {config.function!r} takes "
+            f"{len(positional)}"
+        )
+    for extra in parameters[declared:]:
+        if extra.default is inspect.Parameter.empty and extra.kind != inspect.Parameter.VAR_KEYWORD:
+            raise ConfigError(
+                f"{where} parameter {extra.name!r} of {config.function!r} is not covered by the "
+                "signature and has no default"
+            )
+    return tuple(p.name for p in positional[:declared])
+
+
+def _user_location(tb: Any) -> str | None:
+    """``file:line`` of the innermost traceback frame in the user's code."""
+    location = None
+    for frame in traceback.extract_tb(tb):
+        path = Path(frame.filename).resolve()
+        if path.is_relative_to(_AOTBUILD_DIR) or path.is_relative_to(_NUMPY_DIR):
+            continue
+        if frame.filename.startswith("<"):
+            continue
+        location = f"{display_path(path)}:{frame.lineno}"
+        code = (frame.line or "").strip()
+        if code:
+            location += f" (`{code}`)"
+    return location
+
+
+@contextlib.contextmanager
+def _symbolic_len() -> Iterator[None]:
+    """``len(tracer)`` is the symbolic first dimension while tracing (``__len__`` must be int)."""
+    original = builtins.len
+    builtins.len = traced_len
+    try:
+        yield
+    finally:
+        builtins.len = original
+
+
+def _check_result(config: GraphConfig, outputs: list[Node], where: str) -> None:
+    declared: Result = config.signature.result
+    expected = declared.items if isinstance(declared, TupleOf) else (declared,)
+    if len(expected) != len(outputs):
+        raise TraceError(
+            f"{where} the function returns {len(outputs)} value(s) but the signature declares "
+            f"{declared}"
+        )
+    for index, (want, node) in enumerate(zip(expected, outputs)):
+        got = node.type
+        label = f"result {index}" if len(outputs) > 1 else "the result"
+        ok = False
+        if isinstance(want, Scalar) and isinstance(got, Scalar):
+            ok = want.dtype == got.dtype
+        elif isinstance(want, Array) and isinstance(got, Array):
+            ok = (want.dtype, want.ndim) == (got.dtype, got.ndim) and (
+                want.layout == "A" or got.layout == "C"
+            )
+        if not ok:
+            raise TraceError(
+                f"{where} {label} is {got} but the signature declares {want}; fix the signature "
+                "or convert explicitly (e.g. .astype()) — results are never cast silently"
+            )
+
+
+def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], project: ProjectConfig) -> Graph:
+    where = f"{display_path(project.path)}: [graphs.{config.name}]"
+    if isinstance(config.signature.result, NoneType):
+        raise TraceError(
+            f"{where} a traced graph must return values; functions that only write into their "
+            f"arguments are kernels ({KERNEL_HINT})"
+        )
+    tracers = [
+        Tracer(Operand(Node.make(Argument(i, t)))) for i, t in enumerate(config.signature.args)
+    ]
+    try:
+        with _symbolic_len(), np.errstate(all="ignore"):
+            result = _python_function(function)(*tracers)
+    except AotBuildError as exc:
+        location = _user_location(exc.__traceback__)
+        at = f" {location}:" if location else ""
+        raise TraceError(f"{where}{at} {exc}") from None
+    except Exception as exc:
+        location = _user_location(exc.__traceback__)
+        at = f" at {location}" if location else ""
+        raise TraceError(
+            f"{where} tracing {config.function} raised {type(exc).__name__}{at}: {exc} "
+            f"(if the function cannot run on symbolic arrays, {KERNEL_HINT})"
+        ) from None
+    returns_tuple = isinstance(result, tuple)
+    values = list(result) if returns_tuple else [result]
+    try:
+        outputs = [as_operand(value).node for value in values]
+    except TraceError as exc:
+        raise TraceError(f"{where} the function's result: {exc}") from None
+    _check_result(config, outputs, where)
+    return Graph(config, params, tuple(outputs), returns_tuple)
+
+
+def kernel_graph(
+    config: GraphConfig, function: Any, params: tuple[str, ...], analyser: KernelAnalyser, project: ProjectConfig
+) -> Graph:
+    where = f"{display_path(project.path)}: [graphs.{config.name}]"
+    try:
+        unit = analyser.kernel(function, config.signature)
+    except KernelError as exc:
+        raise KernelError(f"{where} {exc}") from None
+    arguments = tuple(Node.make(Argument(i, t)) for i, t in enumerate(config.signature.args))
+    node = Node.make(Kernel(unit.qualname, unit.key, config.signature.result, unit), arguments)
+    # The kernel Op returns the whole result (a tuple included) as the graph's one value.
+    return Graph(config, params, (node,), returns_tuple=False)
+
+
+def trace_project(project: ProjectConfig) -> list[Graph]:
+    """Every graph of the project, in the order graphs.toml declares them."""
+    graphs = []
+    analyser = KernelAnalyser(project.root)
+    for config in project.graphs:
+        function = import_function(config, project)
+        params = parameter_names(config, function, project)
+        if config.mode == "kernel":
+            graphs.append(kernel_graph(config, function, params, analyser, project))
+        else:
+            graphs.append(trace_graph(config, function, params, project))
+    return graphs

@@ -1,0 +1,120 @@
+"""Turning whatever a traced function combines — tracers, Python numbers, NumPy scalars and
+arrays — into graph nodes, remembering which operands are *weak* in NumPy 2's sense (NEP 50).
+
+A Python ``int``/``float``/``complex`` (and an integer computed from sizes, such as
+``x.shape[0]``) does not decide the result dtype: ``float32_array * 2.5`` stays float32.
+NumPy scalars and arrays are strong: ``float32_array * np.float64(2.5)`` is float64.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import TraceError
+from ..graph import Constant, ConstValue, Node
+from ..types import SUPPORTED_DTYPES
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A node, and whether it is weakly typed (see the module docstring).
+
+    ``python_type`` is ``int``, ``float`` or ``complex`` for weak operands: what NumPy's dtype
+    resolution is given in their place.
+    """
+
+    node: Node
+    weak: bool = False
+    python_type: type | None = None
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(getattr(self.node.type, "dtype"))
+
+    @property
+    def ndim(self) -> int:
+        return int(getattr(self.node.type, "ndim", 0))
+
+    @property
+    def resolution_dtype(self) -> np.dtype | type:
+        """What ``ufunc.resolve_dtypes`` and ``np.result_type`` should see for this operand."""
+        if self.weak and self.python_type is not None:
+            return self.python_type
+        return self.dtype
+
+    @property
+    def constant(self) -> ConstValue | None:
+        op = self.node.op
+        return op.value if isinstance(op, Constant) else None
+
+
+def check_dtype(dtype: np.dtype, what: str) -> None:
+    """Reject dtypes numba cannot compile (float16, strings, objects, datetimes...)."""
+    if dtype.name not in SUPPORTED_DTYPES:
+        raise TraceError(
+            f"{what} has dtype {dtype.name}, which aotbuild does not support "
+            f"(supported: {', '.join(SUPPORTED_DTYPES)})"
+        )
+
+
+def constant_node(value: object, dtype: np.dtype | str | None = None) -> Node:
+    const = ConstValue.of(value, dtype)
+    check_dtype(np.dtype(const.dtype), f"the constant {value!r}")
+    return Node.make(Constant(const))
+
+
+def as_operand(value: object) -> Operand:
+    """The operand for ``value``: a tracer's node, or a constant node for concrete values."""
+    from .tracer import Tracer
+
+    if isinstance(value, Operand):
+        return value
+    if isinstance(value, Tracer):
+        return value.operand
+    if isinstance(value, bool):
+        # NEP 50 treats Python bool like np.bool_: it is not weak.
+        return Operand(constant_node(value, np.bool_))
+    if isinstance(value, int):
+        return Operand(_python_int_node(value), weak=True, python_type=int)
+    if isinstance(value, float):
+        return Operand(constant_node(value, np.float64), weak=True, python_type=float)
+    if isinstance(value, complex):
+        return Operand(constant_node(value, np.complex128), weak=True, python_type=complex)
+    if isinstance(value, (np.generic, np.ndarray)):
+        array = np.asarray(value)
+        check_dtype(array.dtype, "a constant")
+        return Operand(constant_node(array))
+    raise TraceError(
+        f"cannot use a value of type {type(value).__name__} in a traced computation "
+        "(expected an array, a NumPy scalar or a Python number)"
+    )
+
+
+def _python_int_node(value: int) -> Node:
+    try:
+        return constant_node(value, np.int64)
+    except OverflowError:
+        raise TraceError(f"the Python integer {value} does not fit in int64") from None
+
+
+def cast_constant(operand: Operand, dtype: np.dtype) -> Operand:
+    """A constant operand converted to ``dtype`` at trace time, as NumPy converts it.
+
+    A weak Python integer that does not fit the target integer dtype is an ``OverflowError`` in
+    NumPy 2; it is a trace error here.
+    """
+    const = operand.constant
+    assert const is not None
+    if np.dtype(const.dtype) == dtype:
+        return operand
+    value = const.array
+    if operand.weak and operand.python_type is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        number = int(value)
+        if not info.min <= number <= info.max:
+            raise TraceError(f"Python integer {number} out of bounds for {dtype.name}")
+    with np.errstate(all="ignore"):
+        converted = value.astype(dtype)
+    return Operand(constant_node(converted), operand.weak, operand.python_type)

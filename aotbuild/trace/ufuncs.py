@@ -1,0 +1,127 @@
+"""Elementwise operations: NumPy ufuncs, ``np.where`` and ``astype``, recorded as graph nodes.
+
+Dtypes are decided by NumPy itself — ``ufunc.resolve_dtypes`` and ``np.result_type`` — with weak
+Python scalars passed as Python types, so results follow NumPy 2's promotion exactly. When every
+operand is a constant the operation is evaluated now, by NumPy, and becomes a constant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import TraceError
+from ..graph import Elementwise, Node
+from .operands import Operand, as_operand, cast_constant, check_dtype, constant_node
+
+#: ufuncs with one output that the tracer records (names as ``ufunc.__name__``).
+SUPPORTED_UFUNCS = frozenset(
+    """
+    add subtract multiply divide true_divide floor_divide remainder fmod power float_power
+    negative positive absolute fabs sign reciprocal square sqrt cbrt
+    exp exp2 expm1 log log2 log10 log1p logaddexp logaddexp2
+    sin cos tan arcsin arccos arctan arctan2 hypot sinh cosh tanh arcsinh arccosh arctanh
+    deg2rad rad2deg degrees radians floor ceil trunc rint
+    maximum minimum fmax fmin copysign
+    isnan isinf isfinite signbit
+    equal not_equal less less_equal greater greater_equal
+    logical_and logical_or logical_xor logical_not
+    bitwise_and bitwise_or bitwise_xor invert left_shift right_shift
+    conjugate
+    """.split()
+)
+
+KERNEL_HINT = 'declare the graph with mode = "kernel" to compile the function as written'
+
+
+def unsupported(what: str) -> TraceError:
+    return TraceError(f"{what} is not supported by the tracer; {KERNEL_HINT}")
+
+
+def _result_operand(node: Node, operands: Sequence[Operand]) -> Operand:
+    """Operations among weak operands only stay weak (Python number arithmetic)."""
+    if operands and all(op.weak for op in operands):
+        kind = np.dtype(getattr(node.type, "dtype")).kind
+        python_type = {"b": None, "i": int, "u": int, "f": float, "c": complex}[kind]
+        return Operand(node, weak=python_type is not None, python_type=python_type)
+    return Operand(node)
+
+
+def _fold(function, operands: Sequence[Operand], out_dtype: np.dtype) -> Operand:
+    """Evaluate with NumPy now: every operand is a constant."""
+    values = []
+    for op in operands:
+        const = op.constant
+        assert const is not None
+        value = const.array
+        values.append(value.item() if op.weak else value)
+    with np.errstate(all="ignore"):
+        result = np.asarray(function(*values))
+    return _result_operand(constant_node(result.astype(out_dtype, copy=False)), operands)
+
+
+def _elementwise(fn: str, operands: list[Operand], in_dtypes: Sequence[np.dtype], out_dtype: np.dtype) -> Operand:
+    check_dtype(out_dtype, f"the result of {fn}")
+    cast = [
+        cast_constant(op, np.dtype(dt)) if op.constant is not None else op
+        for op, dt in zip(operands, in_dtypes)
+    ]
+    op = Elementwise(fn, tuple(np.dtype(d).name for d in in_dtypes), np.dtype(out_dtype).name)
+    return _result_operand(Node.make(op, tuple(o.node for o in cast)), operands)
+
+
+def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, object]) -> Operand:
+    name = ufunc.__name__
+    if ufunc.nout != 1 or name not in SUPPORTED_UFUNCS:
+        raise unsupported(f"np.{name}")
+    for key, value in kwargs.items():
+        if key == "out" and value in (None, (None,)):
+            continue
+        raise unsupported(f"np.{name}(..., {key}=...)")
+    if len(args) != ufunc.nin:
+        raise TraceError(f"np.{name} takes {ufunc.nin} argument(s), got {len(args)}")
+    operands = [as_operand(arg) for arg in args]
+    for op in operands:
+        check_dtype(op.dtype, f"an argument of np.{name}")
+    try:
+        loop = ufunc.resolve_dtypes(tuple(op.resolution_dtype for op in operands) + (None,))
+    except Exception as exc:  # NumPy's own "no loop" / casting errors
+        types = ", ".join(getattr(t, "name", getattr(t, "__name__", str(t))) for t in (op.resolution_dtype for op in operands))
+        raise TraceError(f"np.{name}({types}): {exc}") from None
+    in_dtypes, out_dtype = loop[: ufunc.nin], loop[-1]
+    if all(op.constant is not None for op in operands):
+        return _fold(ufunc, operands, out_dtype)
+    return _elementwise(name, operands, in_dtypes, out_dtype)
+
+
+def _weak_probe(op: Operand) -> object:
+    """A value NumPy's ``result_type`` treats like ``op``: Python numbers stay weak."""
+    if op.weak and op.python_type is not None:
+        return op.python_type(0)
+    return op.dtype
+
+
+def apply_where(condition: object, x: object, y: object) -> Operand:
+    operands = [as_operand(condition), as_operand(x), as_operand(y)]
+    for op in operands:
+        check_dtype(op.dtype, "an argument of np.where")
+    out_dtype = np.result_type(_weak_probe(operands[1]), _weak_probe(operands[2]))
+    dtypes = (np.dtype(bool), out_dtype, out_dtype)
+    if all(op.constant is not None for op in operands):
+        return _fold(np.where, operands, out_dtype)
+    result = _elementwise("where", operands, dtypes, out_dtype)
+    # np.where never returns a weak scalar.
+    return Operand(result.node)
+
+
+def apply_cast(x: object, dtype: object) -> Operand:
+    op = as_operand(x)
+    target = np.dtype(dtype)  # type: ignore[call-overload]
+    check_dtype(target, "the target of astype")
+    if op.dtype == target:
+        return Operand(op.node)
+    if op.constant is not None:
+        with np.errstate(all="ignore"):
+            return Operand(constant_node(op.constant.array.astype(target)))
+    return _elementwise("cast", [Operand(op.node)], (op.dtype,), target)

@@ -1,0 +1,134 @@
+"""Value types that flow through every stage: scalars, arrays, tuples and ``none``.
+
+These are aotbuild's own frozen types, independent of numba, so that configuration, tracing and
+code generation never import numba (which costs half a second). ``str()`` of a type is its
+spelling in numba's signature syntax, and ``aotbuild.config.signature.parse_signature`` reads
+that spelling back: the round trip is exact, which is how generated modules declare callees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+import numpy as np
+
+#: dtype name -> spelling in signatures. Booleans are ``boolean`` in numba's syntax.
+DTYPE_SPELLING = {
+    "bool": "boolean",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "float32": "float32",
+    "float64": "float64",
+    "complex64": "complex64",
+    "complex128": "complex128",
+}
+
+SUPPORTED_DTYPES = tuple(DTYPE_SPELLING)
+
+LAYOUTS = ("A", "C")
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar of a NumPy dtype (by name: ``"float64"``, ``"bool"``, ...)."""
+
+    dtype: str
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPE_SPELLING:
+            raise ValueError(f"unsupported dtype {self.dtype!r}")
+
+    @property
+    def ndim(self) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return DTYPE_SPELLING[self.dtype]
+
+
+@dataclass(frozen=True)
+class Array:
+    """An array of ``ndim >= 1`` dimensions.
+
+    ``layout`` is ``"A"`` (any strides, ``float64[:, :]``) or ``"C"`` (C order, ``[:, ::1]``).
+    """
+
+    dtype: str
+    ndim: int
+    layout: str = "A"
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPE_SPELLING:
+            raise ValueError(f"unsupported dtype {self.dtype!r}")
+        if self.ndim < 1:
+            raise ValueError("arrays have at least one dimension; use a scalar type")
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"unsupported layout {self.layout!r}")
+
+    def with_layout(self, layout: str) -> Array:
+        return Array(self.dtype, self.ndim, layout)
+
+    def __str__(self) -> str:
+        dims = [":"] * self.ndim
+        if self.layout == "C":
+            dims[-1] = "::1"
+        return f"{DTYPE_SPELLING[self.dtype]}[{', '.join(dims)}]"
+
+
+Value = Union[Scalar, Array]
+
+
+@dataclass(frozen=True)
+class TupleOf:
+    """Several return values, returned as a Python tuple."""
+
+    items: tuple[Value, ...]
+
+    def __str__(self) -> str:
+        return "Tuple(" + ", ".join(str(item) for item in self.items) + ")"
+
+
+@dataclass(frozen=True)
+class NoneType:
+    """No return value: kernels that only write into their arguments."""
+
+    def __str__(self) -> str:
+        return "none"
+
+
+NONE = NoneType()
+
+Result = Union[Scalar, Array, TupleOf, NoneType]
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Argument types and the result type of a graph, an Op or a kernel helper."""
+
+    args: tuple[Value, ...]
+    result: Result
+
+    @property
+    def results(self) -> tuple[Value, ...]:
+        """The result as a tuple of values (empty for ``none``)."""
+        if isinstance(self.result, TupleOf):
+            return self.result.items
+        if isinstance(self.result, NoneType):
+            return ()
+        return (self.result,)
+
+    def __str__(self) -> str:
+        return f"{self.result}(" + ", ".join(str(arg) for arg in self.args) + ")"
+
+
+def value_of(dtype: np.dtype | str, ndim: int, layout: str = "C") -> Value:
+    """The type of a value with ``dtype`` and ``ndim`` (a scalar when ``ndim == 0``)."""
+    name = np.dtype(dtype).name
+    return Scalar(name) if ndim == 0 else Array(name, ndim, layout)
