@@ -29,7 +29,14 @@ class Helper:
 
 
 def _integer_context(dtype: np.dtype) -> tuple[tuple[str, object], ...]:
-    return (("signed", dtype.kind == "i"), ("unsigned", dtype.kind == "u"), ("bits", dtype.itemsize * 8))
+    # (int)(1.0 / 0): x86-64 converts infinity to the minimum of int32/int64 and truncates.
+    zero_result = int(np.iinfo(dtype).min) if dtype.kind == "i" and dtype.itemsize >= 4 else 0
+    return (
+        ("signed", dtype.kind == "i"),
+        ("unsigned", dtype.kind == "u"),
+        ("bits", dtype.itemsize * 8),
+        ("zero_result", zero_result),
+    )
 
 
 def scalar_expression(

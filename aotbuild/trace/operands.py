@@ -73,6 +73,12 @@ def as_operand(value: object) -> Operand:
         return value
     if isinstance(value, Tracer):
         return value.operand
+    if isinstance(value, (np.generic, np.ndarray)):
+        # Before the Python types: np.float64 and np.complex128 subclass float and complex,
+        # yet NumPy scalars are strong.
+        array = np.asarray(value)
+        check_dtype(array.dtype, "a constant")
+        return Operand(constant_node(array))
     if isinstance(value, bool):
         # NEP 50 treats Python bool like np.bool_: it is not weak.
         return Operand(constant_node(value, np.bool_))
@@ -82,10 +88,6 @@ def as_operand(value: object) -> Operand:
         return Operand(constant_node(value, np.float64), weak=True, python_type=float)
     if isinstance(value, complex):
         return Operand(constant_node(value, np.complex128), weak=True, python_type=complex)
-    if isinstance(value, (np.generic, np.ndarray)):
-        array = np.asarray(value)
-        check_dtype(array.dtype, "a constant")
-        return Operand(constant_node(array))
     raise TraceError(
         f"cannot use a value of type {type(value).__name__} in a traced computation "
         "(expected an array, a NumPy scalar or a Python number)"

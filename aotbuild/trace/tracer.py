@@ -79,9 +79,7 @@ class Tracer:
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         handler = _FUNCTIONS.get(func)
         if handler is None:
-            module = getattr(func, "__module__", "numpy") or "numpy"
-            module = "np" if module.startswith("numpy") and module.count(".") <= 1 else module
-            raise unsupported(f"{module}.{getattr(func, '__name__', func)}")
+            raise unsupported(_public_name(func))
         return handler(*args, **kwargs)
 
     def __array__(self, *args: Any, **kwargs: Any) -> NoReturn:
@@ -247,6 +245,14 @@ class Tracer:
         raise unsupported("the @ operator")
 
     __rmatmul__ = __matmul__
+
+
+def _public_name(func: Any) -> str:
+    """``np.linalg.solve`` for numpy.linalg's solve (private submodules left out)."""
+    parts = (getattr(func, "__module__", None) or "numpy").split(".")
+    if parts[0] == "numpy":
+        parts = ["np"] + [part for part in parts[1:] if not part.startswith("_")]
+    return ".".join(parts + [getattr(func, "__name__", repr(func))])
 
 
 def _symbolic_int(node: Node | None) -> Tracer:

@@ -18,7 +18,7 @@ from .operands import Operand, as_operand, cast_constant, check_dtype, constant_
 #: ufuncs with one output that the tracer records (names as ``ufunc.__name__``).
 SUPPORTED_UFUNCS = frozenset(
     """
-    add subtract multiply divide true_divide floor_divide remainder fmod power float_power
+    add subtract multiply divide floor_divide remainder fmod power float_power
     negative positive absolute fabs sign reciprocal square sqrt cbrt
     exp exp2 expm1 log log2 log10 log1p logaddexp logaddexp2
     sin cos tan arcsin arccos arctan arctan2 hypot sinh cosh tanh arcsinh arccosh arctanh
@@ -76,7 +76,7 @@ def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, objec
     if ufunc.nout != 1 or name not in SUPPORTED_UFUNCS:
         raise unsupported(f"np.{name}")
     for key, value in kwargs.items():
-        if key == "out" and value in (None, (None,)):
+        if key == "out" and (value is None or isinstance(value, tuple) and all(v is None for v in value)):
             continue
         raise unsupported(f"np.{name}(..., {key}=...)")
     if len(args) != ufunc.nin:

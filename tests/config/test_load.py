@@ -1,0 +1,85 @@
+"""graphs.toml validation: every mistake is one line naming the file, the table and the key."""
+
+from pathlib import Path
+
+import pytest
+
+from aotbuild.config import load_config
+from aotbuild.errors import ConfigError
+
+GOOD = """
+[package]
+name = "demo"
+
+[graphs.f]
+function = "model:f"
+signature = "float64(float64[:])"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "graphs.toml"
+    path.write_text(text)
+    return path
+
+
+def test_defaults(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, GOOD))
+    assert config.package.name == "demo"
+    assert config.package.version == "0.1.0"
+    assert config.package.target == "generic"
+    assert config.out_dir == (tmp_path / "build").resolve()
+    (graph,) = config.graphs
+    assert (graph.name, graph.function, graph.mode, graph.nogil) == ("f", "model:f", "trace", False)
+
+
+def test_folder_means_its_graphs_toml(tmp_path: Path) -> None:
+    write(tmp_path, GOOD)
+    assert load_config(tmp_path).package.name == "demo"
+
+
+def test_command_line_overrides(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, GOOD), out_dir="elsewhere", target="host")
+    assert config.package.out_dir == "elsewhere"
+    assert config.package.target == "host"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (GOOD.replace('name = "demo"', ""), "[package] missing required key 'name'"),
+        (GOOD + "nogil = 1\n", "[graphs.f] nogil: expected true or false, got 1"),
+        (GOOD + "sigature = 'x'\n", "[graphs.f] unknown key 'sigature' (expected one of: function, signature, mode, nogil); did you mean 'signature'?"),
+        (GOOD.replace('name = "demo"', 'name = "demo"\ncolour = "red"'), "[package] unknown key 'colour'"),
+        (GOOD.replace("float64(float64[:])", "float64(float64[:)"), "[graphs.f] signature: 'float64(float64[:)': at position 18: expected ',' or ']'"),
+        (GOOD.replace('"model:f"', '"model.f"'), "[graphs.f] function: expected 'module:function', got 'model.f'"),
+        (GOOD + 'mode = "jit"\n', "[graphs.f] mode: expected one of 'trace', 'kernel', got 'jit'"),
+        (GOOD.replace('name = "demo"', 'name = "my-package"'), "[package] name: package name 'my-package' is not a valid Python identifier"),
+        (GOOD.replace('name = "demo"', 'name = "demo"\ntarget = "skylake"'), "[package] target: unknown target 'skylake'"),
+        (GOOD.replace("[graphs.f]", "[graphs.manifest]"), "would shadow an attribute of the generated package"),
+        (GOOD.replace("[graphs.f]", "[graphs._f]"), "would shadow an attribute of the generated package"),
+        (GOOD.replace("[graphs.f]", '[graphs."not valid"]'), "graph name 'not valid' is not a valid Python identifier"),
+        ("[package]\nname = 'demo'\n", "no graphs declared"),
+        (GOOD + "[extra]\n", "unknown table or key 'extra'"),
+        ("[package\n", "not valid TOML"),
+        (GOOD.replace('function = "model:f"\n', ""), "[graphs.f] missing required key 'function'"),
+        (GOOD.replace('name = "demo"', "name = 3"), "[package] name: expected a string, got int 3"),
+    ],
+)
+def test_errors(tmp_path: Path, text: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    message = str(info.value)
+    assert expected in message
+    assert "graphs.toml" in message
+    assert "\n" not in message
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_unknown_target_on_the_command_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--target: unknown target 'pentium'"):
+        load_config(write(tmp_path, GOOD), target="pentium")

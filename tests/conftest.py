@@ -1,0 +1,65 @@
+"""Shared fixtures: one object cache per session, each fixture project built at most once.
+
+Compiling is the slow part of the suite, so projects put many graphs in one graphs.toml and
+every build in the session shares ``$AOTBUILD_CACHE_DIR``: an Op that two projects use is
+compiled once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from aotbuild.build import BuildResult, build
+from aotbuild.progress import Progress
+
+REPO = Path(__file__).resolve().parent.parent
+PROJECTS = Path(__file__).resolve().parent / "projects"
+
+_built: dict[str, BuildResult] = {}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every build in the session (and subprocesses it starts) shares one object cache."""
+    configured = os.environ.get("AOTBUILD_CACHE_DIR")
+    path = Path(configured) if configured else tmp_path_factory.mktemp("object-cache")
+    os.environ["AOTBUILD_CACHE_DIR"] = str(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def build_project(tmp_path_factory: pytest.TempPathFactory):
+    """``build_project(graphs_toml)`` -> BuildResult, built once per session per file."""
+
+    def _build(graphs_toml: Path) -> BuildResult:
+        key = str(graphs_toml.resolve())
+        if key not in _built:
+            out = tmp_path_factory.mktemp(graphs_toml.parent.name + "-build")
+            _built[key] = build(graphs_toml, out_dir=str(out), progress=Progress(quiet=True))
+        return _built[key]
+
+    return _build
+
+
+def load_package(result: BuildResult) -> ModuleType:
+    """Import a built package into this process."""
+    folder = str(result.package_dir.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return importlib.import_module(result.package_dir.name)
+
+
+def write_project(folder: Path, graphs_toml: str, modules: dict[str, str]) -> Path:
+    """A project written into ``folder``: its graphs.toml and Python modules."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in modules.items():
+        (folder / name).write_text(text)
+    path = folder / "graphs.toml"
+    path.write_text(graphs_toml)
+    return path

@@ -1,0 +1,192 @@
+"""Every traced elementwise operation against NumPy, per dtype, on awkward inputs.
+
+The graph functions in ``projects/ufuncs/ufunc_graphs.py`` are plain NumPy code: run on real
+arrays they give the expected results (and the result types declared in graphs.toml), traced
+they become the compiled package under test.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aotbuild.types import DTYPE_SPELLING
+
+from .conftest import PROJECTS, load_package
+
+sys.path.insert(0, str(PROJECTS / "ufuncs"))
+import ufunc_graphs  # noqa: E402
+
+DTYPES = ["float64", "float32", "int64", "bool"]
+FLOAT_POOL = np.array(
+    [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 3.0, 1e300, -1e300, 1e-310, np.inf, -np.inf, np.nan, 7.0, 0.1,
+     -0.75, 0.3, 10.0, -3.0, 1.5, 0.25, -0.5, 100.0]
+)
+INT_POOL = np.array(
+    [0, 1, -1, 2, -7, 3, 63, 64, 65, -64, 127, 2**62, -(2**63), 2**63 - 1, 5, -3, 8, -9, 1000, 31, 32, -2, 4, 6],
+    dtype=np.int64,
+)
+
+
+def sample(dtype: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    size = int(np.prod(shape))
+    if dtype == "bool":
+        return rng.random(size).reshape(shape) < 0.5
+    pool = INT_POOL if dtype.startswith("int") else FLOAT_POOL
+    with np.errstate(over="ignore"):  # 1e300 becomes inf in float32, on purpose
+        return rng.permutation(np.resize(pool, size)).astype(dtype).reshape(shape)
+
+
+def spelled(array: np.ndarray) -> str:
+    if array.ndim == 0:
+        return DTYPE_SPELLING[array.dtype.name]
+    return f"{DTYPE_SPELLING[array.dtype.name]}[{', '.join([':'] * array.ndim)}]"
+
+
+def numpy_results(function, *args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        result = function(*args)
+    return result if isinstance(result, tuple) else (result,)
+
+
+#: graph name -> (function name, argument arrays used to declare the signature)
+GRAPHS = {
+    **{f"unary_{d}": ("unary", (sample(d, (24,), 0),)) for d in DTYPES},
+    **{f"binary_{d}": ("binary", (sample(d, (4, 12), 1), sample(d, (12,), 2))) for d in DTYPES},
+    **{f"operators_{d}": ("operators", (sample(d, (4, 12), 3), sample(d, (12,), 4))) for d in ("float64", "float32", "int64")},
+    "integer_power": ("integer_power", (np.arange(6, dtype=np.int64), np.arange(6, dtype=np.int64))),
+    "where_and_cast": ("where_and_cast", (sample("float64", (4, 12), 5), sample("float64", (12,), 6))),
+}
+
+
+@pytest.fixture(scope="module")
+def package(build_project, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ufuncs-project")
+    shutil.copy(PROJECTS / "ufuncs" / "ufunc_graphs.py", folder)
+    lines = ['[package]\nname = "ufunc_ext"\n']
+    for name, (function, args) in GRAPHS.items():
+        results = numpy_results(getattr(ufunc_graphs, function), *args)
+        signature = f"Tuple({', '.join(spelled(np.asarray(r)) for r in results)})({', '.join(spelled(a) for a in args)})"
+        lines.append(f'[graphs.{name}]\nfunction = "ufunc_graphs:{function}"\nsignature = "{signature}"\n')
+    (folder / "graphs.toml").write_text("\n".join(lines))
+    return load_package(build_project(folder / "graphs.toml"))
+
+
+def check(got: tuple, want: tuple, names: list[str] | None = None) -> None:
+    assert len(got) == len(want)
+    for index, (g, w) in enumerate(zip(got, want)):
+        label = names[index] if names else str(index)
+        w = np.asarray(w)
+        assert isinstance(g, np.ndarray), label
+        assert g.dtype == w.dtype, label
+        assert g.shape == w.shape, label
+        if w.dtype.kind in "fc":
+            rtol, atol = (2e-6, 1e-7) if w.dtype in (np.float32, np.complex64) else (1e-12, 1e-15)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=label)
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=label)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unary(package, dtype: str) -> None:
+    x = sample(dtype, (48,), 10)
+    names = ufunc_graphs.ufunc_names(1, dtype)
+    graph = getattr(package, f"unary_{dtype}")
+    for view in (x[:24], x[::2], x[::-2]):
+        check(graph(view), numpy_results(ufunc_graphs.unary, view), names)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_binary_with_broadcasting(package, dtype: str) -> None:
+    names = ufunc_graphs.ufunc_names(2, dtype)
+    graph = getattr(package, f"binary_{dtype}")
+    x, y = sample(dtype, (4, 12), 11), sample(dtype, (12,), 12)
+    check(graph(x, y), numpy_results(ufunc_graphs.binary, x, y), names)
+    # Non-contiguous: a transposed matrix and a strided vector, read in place.
+    xt, ys = sample(dtype, (12, 4), 13).T, sample(dtype, (24,), 14)[::2]
+    check(graph(xt, ys), numpy_results(ufunc_graphs.binary, xt, ys), names)
+    # Size-1 axes broadcast at run time, in either operand.
+    xc, yr = sample(dtype, (4, 1), 15), sample(dtype, (12,), 16)
+    check(graph(xc, yr), numpy_results(ufunc_graphs.binary, xc, yr), names)
+    xr, y1 = sample(dtype, (1, 12), 17), sample(dtype, (1,), 18)
+    check(graph(xr, y1), numpy_results(ufunc_graphs.binary, xr, y1), names)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_shapes_that_do_not_broadcast_raise_like_numpy(package, dtype: str) -> None:
+    x, y = sample(dtype, (4, 12), 19), sample(dtype, (5,), 20)
+    with pytest.raises(ValueError, match="operands could not be broadcast together"):
+        getattr(package, f"binary_{dtype}")(x, y)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_operators_and_python_scalars(package, dtype: str) -> None:
+    x, y = sample(dtype, (4, 12), 21), sample(dtype, (12,), 22)
+    got = getattr(package, f"operators_{dtype}")(x, y)
+    check(got, numpy_results(ufunc_graphs.operators, x, y))
+    if dtype == "float32":
+        assert got[12].dtype == np.float32  # 2.5 * x stays float32, as in NumPy 2
+        assert got[15].dtype == np.float64  # x * np.float64(2.0) does not
+
+
+def test_power_special_values_follow_numpy(package) -> None:
+    x = np.array([-0.0, -np.inf, 4.0, -1.0, 0.0, np.inf, np.nan])
+    (*_, square, root, inverse, one, zero, two_to) = package.operators_float64(
+        np.broadcast_to(x, (1, 7)).copy(), np.ones(7)
+    )
+    with np.errstate(all="ignore"):
+        expected_root = x**0.5
+    np.testing.assert_array_equal(np.signbit(root[0]), np.signbit(expected_root))
+    np.testing.assert_array_equal(root[0], expected_root)  # -0.0 -> -0.0 and -inf -> nan, as sqrt
+    assert np.signbit(root[0][0]) and np.isnan(root[0][1])
+
+
+def test_float_floor_division_is_numpy_divmod(package) -> None:
+    x = np.array([[1.0, 1.0, 0.0, -1.0, 7.5, -0.0]])
+    y = np.array([0.1, -np.inf, -1.0, np.inf, 2.0, 3.0])
+    names = ufunc_graphs.ufunc_names(2, "float64")
+    got = dict(zip(names, package.binary_float64(x, y)))
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(got["floor_divide"], np.floor_divide(x, y))
+        np.testing.assert_array_equal(np.signbit(got["remainder"]), np.signbit(np.remainder(x, y)))
+    assert got["floor_divide"][0, 0] == 9.0
+
+
+def test_integer_edge_cases_do_not_trap(package) -> None:
+    low = np.iinfo(np.int64).min
+    x = np.array([[low, low, 7, -7, 5, 1]], dtype=np.int64)
+    y = np.array([-1, 0, 0, 2, 64, -1], dtype=np.int64)
+    names = ufunc_graphs.ufunc_names(2, "int64")
+    got = dict(zip(names, package.binary_int64(x, y)))
+    with np.errstate(all="ignore"):
+        for name in ("floor_divide", "remainder", "fmod", "left_shift", "right_shift"):
+            np.testing.assert_array_equal(got[name], getattr(np, name)(x, y), err_msg=name)
+
+
+def test_integer_power(package) -> None:
+    x = np.array([0, 1, 2, -3, 7, 2**40], dtype=np.int64)
+    y = np.array([0, 5, 10, 3, 2, 2], dtype=np.int64)
+    check(package.integer_power(x, y), numpy_results(ufunc_graphs.integer_power, x, y))
+    with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed."):
+        package.integer_power(x, -y)
+
+
+def test_where_and_astype(package) -> None:
+    x, y = sample("float64", (4, 12), 23), sample("float64", (12,), 24)
+    x[np.isnan(x)] = 0.0  # casting NaN to an integer is undefined in C and in NumPy
+    x = np.clip(x, -1e9, 1e9)
+    check(package.where_and_cast(x, y), numpy_results(ufunc_graphs.where_and_cast, x, y))
+
+
+def test_inputs_are_not_copied_or_modified(package) -> None:
+    x = sample("float64", (4, 12), 25)
+    before = x.copy()
+    package.binary_float64(x, x[0])
+    np.testing.assert_array_equal(x, before)
