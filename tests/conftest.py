@@ -47,6 +47,21 @@ def build_project(tmp_path_factory: pytest.TempPathFactory):
     return _build
 
 
+@pytest.fixture(scope="session")
+def example_build(build_project, tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    """The example project, copied as shipped and built."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("example_project")
+    shutil.copytree(REPO / "example_project", folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("build"))
+    return build_project(folder / "graphs.toml")
+
+
+@pytest.fixture(scope="session")
+def kernels_build(build_project) -> BuildResult:
+    return build_project(PROJECTS / "kernels" / "graphs.toml")
+
+
 def load_package(result: BuildResult) -> ModuleType:
     """Import a built package into this process."""
     folder = str(result.package_dir.parent)

@@ -25,7 +25,7 @@ def render_kernel(unit: KernelUnit, rendered: dict[str, OpModule]) -> list[OpMod
             declarations.append(f"{callee.symbol}: {callee.signature}")
             calls.append(callee.symbol)
         helpers.append({"name": name, "variants": declarations})
-    title = f"{unit.kind} {unit.qualname}: {unit.signature}"
+    title = f"kernel {unit.qualname}: {unit.signature}"
     text = render(
         "ops/kernel.py.j2",
         title=title,
@@ -37,7 +37,7 @@ def render_kernel(unit: KernelUnit, rendered: dict[str, OpModule]) -> list[OpMod
         source=unit.source.rstrip(),
     )
     module = op_module(
-        name=unit.name, kind=unit.kind, title=title, text=text, function=unit.name,
+        name=unit.name, kind="kernel", title=title, text=text, function=unit.name,
         signature=unit.signature, flags=unit.flags, calls=tuple(sorted(set(calls))),
     )
     rendered[unit.key] = module

@@ -33,7 +33,8 @@ class OpModule:
 
     symbol: str
     kind: str
-    """``op`` (from a template), ``kernel``, ``helper`` (called by a kernel) or ``graph`` (entry)."""
+    """``op`` (from a template), ``kernel`` (user code compiled as written: a graph's kernel or a
+    helper it calls) or ``graph`` (a graph's entry)."""
 
     title: str
     """One line saying what it computes, for progress output and the manifest."""

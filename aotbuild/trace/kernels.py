@@ -61,8 +61,6 @@ class KernelUnit:
 
     signature: Signature
     flags: CompileFlags
-    kind: str = "kernel"
-    """``kernel`` (a graph's function) or ``helper`` (called by a kernel)."""
 
     @property
     def origin(self) -> str:
@@ -73,7 +71,7 @@ class KernelUnit:
         """A content hash of everything above, helpers included (stable across processes)."""
         digest = hashlib.sha256()
         parts = [self.name, self.source, self.origin, *self.imports, *self.constants]
-        parts += [str(self.signature), repr(self.flags), self.kind]
+        parts += [str(self.signature), repr(self.flags)]
         for name, variants in self.helpers:
             parts.append(name)
             parts.extend(variant.key for variant in variants)
@@ -352,7 +350,7 @@ class KernelAnalyser:
     def kernel(self, function: Any, signature: Signature) -> KernelUnit:
         """The unit for a graph's kernel, checked against its declared result."""
         _prepare_numba()
-        unit = self._unit(function, signature.args, kind="kernel")
+        unit = self._unit(function, signature.args)
         if not _compatible(signature.result, unit.signature.result):
             raise KernelError(
                 f"kernel `{unit.qualname}` ({unit.origin}) returns {unit.signature.result}, but "
@@ -360,7 +358,9 @@ class KernelAnalyser:
             )
         return replace(unit, signature=signature)
 
-    def _unit(self, function: Any, argtypes: tuple[Value, ...], kind: str) -> KernelUnit:
+    def _unit(self, function: Any, argtypes: tuple[Value, ...]) -> KernelUnit:
+        """The unit for ``function`` called with ``argtypes``: the same whether it is a graph's
+        kernel or a helper, so code used in both roles is compiled once."""
         info = self._info(function)
         key = (id(info.function), argtypes)
         if key in self._units:
@@ -389,7 +389,6 @@ class KernelAnalyser:
             helpers=helpers,
             signature=Signature(argtypes, result),
             flags=info.flags,
-            kind=kind,
         )
         self._units[key] = unit
         return unit
@@ -458,7 +457,7 @@ class KernelAnalyser:
             if any(not isinstance(t, (Scalar, Array)) for t in argtypes):
                 return self._fail(f"`{helper_info.qualname}` is called with a tuple argument; helpers take scalars and arrays")
             try:
-                unit = self._unit(helper, argtypes, kind="helper")  # type: ignore[arg-type]
+                unit = self._unit(helper, argtypes)  # type: ignore[arg-type]
             except KernelError as exc:
                 return self._fail(str(exc))
             variants = calls.setdefault(name, [])

@@ -1,0 +1,113 @@
+"""Kernels built for real: numba's answers, writes into arguments, helpers compiled once."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from .conftest import PROJECTS, load_package
+
+sys.path.insert(0, str(PROJECTS / "kernels"))
+import kernel_graphs  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def built(kernels_build):
+    return kernels_build
+
+
+@pytest.fixture(scope="module")
+def package(built):
+    return load_package(built)
+
+
+def test_lu_determinant_matches_numpy(example_build) -> None:
+    det = load_package(example_build).det
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 8, 25):
+        a = rng.normal(size=(n, n))
+        np.testing.assert_allclose(det(a), np.linalg.det(a), rtol=1e-9)
+        np.testing.assert_allclose(det(a.T), np.linalg.det(a), rtol=1e-9)
+        np.testing.assert_allclose(det(np.asfortranarray(a)[:, ::-1]), np.linalg.det(a[:, ::-1]), rtol=1e-9)
+    assert det(np.zeros((3, 3))) == 0.0
+    with pytest.raises(ValueError, match="det: the matrix must be square"):
+        det(np.ones((2, 3)))
+
+
+def test_writes_land_in_strided_arguments(package) -> None:
+    x = np.linspace(-3, 3, 13)
+    original = x.copy()
+    assert package.clip_inplace(x[::2], -1.0, 1.0) is None
+    np.testing.assert_array_equal(x[::2], np.clip(original[::2], -1, 1))
+    np.testing.assert_array_equal(x[1::2], original[1::2])
+
+    a = np.arange(12.0).reshape(3, 4)
+    view = a.T[::2]  # (2, 3), non-contiguous both ways
+    package.scale_rows(view, np.array([10.0, -1.0]))
+    expected = np.arange(12.0).reshape(3, 4)
+    expected.T[::2] *= np.array([10.0, -1.0])[:, None]
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_kernels_give_numbas_answers(package) -> None:
+    x = np.array([0.5, -2.0, 3.0, 10.0])
+    assert package.count_clipped(x, -1.0, 1.0) == kernel_graphs.count_clipped(x, -1.0, 1.0) == 3
+    mean, norm = package.mean_and_norm(x)
+    assert mean == np.mean(x) and norm == pytest.approx(np.linalg.norm(x), rel=1e-15)
+    assert package.norm2(x[::-1]) == pytest.approx(np.linalg.norm(x), rel=1e-15)
+    np.testing.assert_allclose(package.polyval(x), np.minimum(np.polyval(kernel_graphs.COEFFS, x), 1e6))
+    assert package.checked_sqrt(2.25) == 1.5
+    np.testing.assert_allclose(package.row_sums(np.ones((3, 5), np.float32)), np.full(3, 5.0))
+    values, scaled = package.mixed(np.array([True, False, True]), 7, np.float32(1.25))
+    np.testing.assert_array_equal(values, [7, -7, 7])
+    assert values.dtype == np.int32 and scaled == np.float32(2.5) and isinstance(scaled, np.float32)
+
+
+def test_kernel_exceptions_keep_their_type_and_message(package) -> None:
+    with pytest.raises(ValueError, match="^checked_sqrt: negative input$"):
+        package.checked_sqrt(-1.0)
+
+
+def test_returned_views_keep_their_input_alive(package) -> None:
+    x = np.arange(6.0)
+    rest = package.tail(x)
+    assert rest.base is x
+    del x
+    gc.collect()
+    np.testing.assert_array_equal(rest, [1.0, 2.0, 3.0, 4.0, 5.0])
+    rest[0] = 42.0  # writing through the view is allowed: the input is writeable
+    a = np.ones((2, 2))
+    assert package.identity(a) is a
+
+
+def test_kernels_refuse_read_only_arrays(package) -> None:
+    x = np.zeros(4)
+    x.flags.writeable = False
+    with pytest.raises(TypeError, match="argument 'x' must be writeable"):
+        package.clip_inplace(x, 0.0, 1.0)
+
+
+def test_a_helper_called_by_two_kernels_is_compiled_once(built) -> None:
+    manifest = load_package(built).manifest()
+    clamp = [symbol for symbol, op in manifest["ops"].items() if "kernel_graphs.clamp" in op["title"]]
+    assert len(clamp) == 1
+    (clamp_symbol,) = clamp
+    users = [symbol for symbol, op in manifest["ops"].items() if clamp_symbol in op["calls"]]
+    assert len(users) == 2
+    objects = built.package_dir.parent / ".aotbuild" / "kernels_ext" / "objects"
+    for user in users:
+        symbols = subprocess.run(["nm", str(objects / f"{user}.o")], capture_output=True, text=True, check=True).stdout
+        assert f"U {clamp_symbol}" in symbols
+        assert f"T {clamp_symbol}" not in symbols
+    linked = subprocess.run(["nm", str(built.native)], capture_output=True, text=True, check=True).stdout
+    definitions = [line for line in linked.splitlines() if line.endswith(f" {clamp_symbol}") and " U " not in line]
+    assert len(definitions) == 1
+    # norm2 is both a helper (of mean_and_norm) and a graph's kernel: one Op for the same code.
+    (norm2,) = [s for s, op in manifest["ops"].items() if "kernel_graphs.norm2" in op["title"]]
+    (dot,) = [s for s, op in manifest["ops"].items() if "kernel_graphs.dot" in op["title"]]
+    assert manifest["ops"][norm2]["calls"] == [dot]
+    assert norm2 in manifest["ops"][manifest["graphs"]["norm2"]["entry"]]["calls"]
