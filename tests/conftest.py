@@ -35,13 +35,16 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def build_project(tmp_path_factory: pytest.TempPathFactory):
-    """``build_project(graphs_toml)`` -> BuildResult, built once per session per file."""
+    """``build_project(graphs_toml)`` -> BuildResult, built once per session per file.
 
-    def _build(graphs_toml: Path) -> BuildResult:
+    Packages go to a temporary folder, unless ``in_place`` (the project's own out_dir).
+    """
+
+    def _build(graphs_toml: Path, in_place: bool = False) -> BuildResult:
         key = str(graphs_toml.resolve())
         if key not in _built:
-            out = tmp_path_factory.mktemp(graphs_toml.parent.name + "-build")
-            _built[key] = build(graphs_toml, out_dir=str(out), progress=Progress(quiet=True))
+            out = None if in_place else str(tmp_path_factory.mktemp(graphs_toml.parent.name + "-build"))
+            _built[key] = build(graphs_toml, out_dir=out, progress=Progress(quiet=True))
         return _built[key]
 
     return _build
@@ -54,7 +57,7 @@ def example_build(build_project, tmp_path_factory: pytest.TempPathFactory) -> Bu
 
     folder = tmp_path_factory.mktemp("example_project")
     shutil.copytree(REPO / "example_project", folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("build"))
-    return build_project(folder / "graphs.toml")
+    return build_project(folder / "graphs.toml", in_place=True)
 
 
 @pytest.fixture(scope="session")

@@ -113,11 +113,12 @@ _LOCATION = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
 def _compile_error(request: CompileRequest, exc: Exception) -> CompileError:
+    from .messages import condense
+
     message = str(exc).strip()
-    lines = [line for line in message.splitlines() if not line.startswith("Failed in nopython mode")]
     locations = _LOCATION.findall(message)
     file, line = locations[-1] if locations else (request.filename, "0")
-    error = CompileError("\n".join(lines).strip())
+    error = CompileError(condense(message))
     error.symbol = request.symbol  # type: ignore[attr-defined]
     error.file = file  # type: ignore[attr-defined]
     error.line = int(line)  # type: ignore[attr-defined]

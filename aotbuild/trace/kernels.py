@@ -397,6 +397,7 @@ class KernelAnalyser:
         from numba.core.errors import NumbaError
 
         from ..compile.infer import infer_return_type
+        from ..compile.messages import condense
         from ..compile.numba_types import UnsupportedType, from_numba, to_numba
 
         try:
@@ -409,7 +410,7 @@ class KernelAnalyser:
                 raise pending from None
             raise KernelError(
                 f"numba cannot compile `{info.qualname}` ({info.origin_file}:{info.origin_line}) "
-                f"for {', '.join(map(str, argtypes)) or 'no arguments'}:\n{_numba_message(exc)}"
+                f"for {', '.join(map(str, argtypes)) or 'no arguments'}:\n{condense(str(exc))}"
             ) from None
         try:
             return from_numba(inferred)
@@ -483,11 +484,6 @@ class KernelAnalyser:
         if self._pending_error is None:
             self._pending_error = KernelError(message)
         return None
-
-
-def _numba_message(exc: Exception) -> str:
-    lines = [line for line in str(exc).strip().splitlines() if not line.startswith("Failed in nopython")]
-    return "\n".join(lines).strip()
 
 
 _numba_prepared = False
