@@ -48,3 +48,20 @@ def test_two_builds_are_byte_identical(tmp_path: Path, shared_cache: Path) -> No
     different = [name for name in a if a[name] != b[name]]
     assert not different, different
     assert b"/tmp" not in a["manifest.json"] and str(tmp_path).encode() not in a["manifest.json"]
+
+
+def test_no_build_machine_paths_in_binaries(kernels_build) -> None:
+    import numba
+
+    forbidden = {
+        str(Path(numba.__file__).resolve().parent).encode(),
+        sys.prefix.encode(),
+        str(kernels_build.project.root).encode(),
+        str(kernels_build.package_dir.parent).encode(),
+    }
+    objects = kernels_build.package_dir.parent / ".aotbuild" / "kernels_ext" / "objects"
+    for path in [kernels_build.native, *objects.glob("*.o")]:
+        data = path.read_bytes()
+        leaked = [p.decode() for p in forbidden if p in data]
+        assert not leaked, (path.name, leaked)
+    assert b".debug_info" not in kernels_build.native.read_bytes()  # compiled without -g

@@ -18,8 +18,6 @@ import setuptools  # noqa: F401  (provides the `distutils` package on every Pyth
 
 from ..errors import LinkError
 
-_COMMAND_ATTRIBUTES = ("compiler", "compiler_so", "compiler_cxx", "linker_so", "linker_exe", "linker_so_cxx")
-
 #: Flags for every C/C++ object of the extension.
 COMMON_FLAGS = (
     "-O2",
@@ -72,7 +70,7 @@ class Toolchain:
 
         compiler = new_compiler()
         customize_compiler(compiler)
-        for attribute in _COMMAND_ATTRIBUTES:
+        for attribute in compiler.executables:  # C and C++ compilers and linkers alike
             command = getattr(compiler, attribute, None)
             if isinstance(command, list):
                 setattr(compiler, attribute, _clean(command))
@@ -82,7 +80,8 @@ class Toolchain:
     def fingerprint(self) -> str:
         """What the compiler and its flags are: objects built differently never mix."""
         parts = [sys.version, sysconfig.get_config_var("EXT_SUFFIX") or ""]
-        parts += [" ".join(getattr(self.compiler, a, None) or []) for a in _COMMAND_ATTRIBUTES]
+        executables = sorted(self.compiler.executables)  # type: ignore[attr-defined]
+        parts += [" ".join(getattr(self.compiler, a, None) or []) for a in executables]
         parts += COMMON_FLAGS
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
