@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import sysconfig
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .codegen.plan import BuildPlan, make_plan
 from .config import ProjectConfig, display_path, load_config
@@ -20,6 +20,10 @@ from .errors import CompileError
 from .files import write_if_changed
 from .progress import Progress
 from .trace.driver import project_imports, trace_project
+
+if TYPE_CHECKING:  # numba is imported by the compile stage only, when it runs
+    from .compile.compiler import CompiledObject
+    from .compile.target import Target
 
 
 @dataclass(frozen=True)
@@ -51,18 +55,29 @@ def _write_modules(plan: BuildPlan, folder: Path) -> None:
             stale.unlink()
 
 
-def _compile(plan: BuildPlan, project: ProjectConfig, modules_dir: Path, cache_root: Path, progress: Progress) -> tuple[Mapping[str, object], int]:
+def _compile(
+    plan: BuildPlan,
+    project: ProjectConfig,
+    target: Target,
+    modules_dir: Path,
+    cache_root: Path,
+    progress: Progress,
+) -> tuple[dict[str, CompiledObject], int]:
+    """Every module's object, from the cache or compiled now; also how many were compiled."""
     from .compile.cache import ObjectCache
     from .compile.compiler import CompileRequest, compile_request
-    from .compile.target import resolve_target
 
-    target = resolve_target(project.package.target)
     cache = ObjectCache(cache_root)
-    objects = {}
+    objects: dict[str, CompiledObject] = {}
     compiled = 0
     for module in plan.modules:
         request = CompileRequest(
-            module.symbol, module.text, module.function, module.signature, module.flags, target,
+            module.symbol,
+            module.text,
+            module.function,
+            module.signature,
+            module.flags,
+            target,
             adapter=module.kind == "graph",
         )
         obj = cache.get(request)
@@ -95,6 +110,7 @@ def build(
     progress: Progress | None = None,
 ) -> BuildResult:
     """Build the package ``path`` (a graphs.toml) declares; returns what was built."""
+    from .compile.target import resolve_target
     from .link.linker import link_extension
     from .package.loader import render_loader, render_stub
     from .package.manifest import build_manifest, manifest_text
@@ -105,9 +121,8 @@ def build(
     project = load_config(path, out_dir=out_dir, target=target)
     package = project.package
     progress.end(
-        "config",
         f"{display_path(project.path)}: package {package.name} {package.version}, "
-        f"{len(project.graphs)} graph(s), target {package.target}",
+        f"{len(project.graphs)} graph(s), target {package.target}"
     )
     out = project.out_dir
     work = out / ".aotbuild" / package.name
@@ -117,30 +132,28 @@ def build(
         progress.begin("trace")
         graphs = trace_project(project)
         nodes = {node.key for graph in graphs for node in graph.nodes()}
-        progress.end("trace", f"{len(graphs)} graph(s), {len(nodes)} distinct node(s)")
+        progress.end(f"{len(graphs)} graph(s), {len(nodes)} distinct node(s)")
 
         progress.begin("codegen")
         plan = make_plan(graphs)
         _write_modules(plan, modules_dir)
-        progress.end("codegen", f"{len(plan.modules)} module(s) in {display_path(modules_dir)}")
+        progress.end(f"{len(plan.modules)} module(s) in {display_path(modules_dir)}")
 
         progress.begin("compile")
-        objects, compiled = _compile(plan, project, modules_dir, cache_dir(out), progress)
-        progress.end("compile", f"{compiled} object(s) compiled, {len(plan.modules) - compiled} from cache")
-
-    from .compile.target import resolve_target
+        cpu = resolve_target(package.target)
+        objects, compiled = _compile(plan, project, cpu, modules_dir, cache_dir(out), progress)
+        progress.end(f"{compiled} object(s) compiled, {len(plan.modules) - compiled} from cache")
 
     destination = out / package.name
     staged = staging_dir(destination)
     try:
         progress.begin("link")
         native = staged / f"_native{sysconfig.get_config_var('EXT_SUFFIX')}"
-        linked = link_extension(package.name, plan, objects, work, native, cache_dir(out))  # type: ignore[arg-type]
-        progress.end("link", f"{native.name} ({linked.size / 1024:.0f} KB)")
+        linked = link_extension(package.name, plan, objects, work, native, cache_dir(out))
+        progress.end(f"{native.name} ({linked.size / 1024:.0f} KB)")
 
         progress.begin("package")
-        resolved = resolve_target(package.target)
-        manifest = build_manifest(project, plan, objects, resolved, native.name)  # type: ignore[arg-type]
+        manifest = build_manifest(project, plan, objects, cpu, native.name)
         write_text(staged, "manifest.json", manifest_text(manifest))
         write_text(staged, "__init__.py", render_loader(project, plan, package.target))
         write_text(staged, "__init__.pyi", render_stub(project, plan))
@@ -149,7 +162,7 @@ def build(
     except BaseException:
         discard(staged)
         raise
-    progress.end("package", f"{display_path(destination)} ready ({progress.total:.1f} s in all)")
+    progress.end(f"{display_path(destination)} ready ({progress.total:.1f} s in all)")
     return BuildResult(
         project=project,
         package_dir=destination,

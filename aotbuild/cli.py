@@ -26,13 +26,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"aotbuild {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     compile_ = commands.add_parser(
-        "compile", help="build the package a graphs.toml declares",
+        "compile",
+        help="build the package a graphs.toml declares",
         description="Trace, generate, compile and link the graphs declared in PATH into a package.",
     )
     compile_.add_argument("path", metavar="PATH", help="a graphs.toml, or the folder holding one")
-    compile_.add_argument("--out", metavar="DIR", help="write the package to DIR (overrides [package] out_dir)")
-    compile_.add_argument("--target", metavar="CPU", choices=TARGETS, help=f"CPU target: {', '.join(TARGETS)}")
-    compile_.add_argument("-v", "--verbose", action="store_true", help="one line per compiled Op; tracebacks on errors")
+    compile_.add_argument(
+        "--out", metavar="DIR", help="write the package to DIR (overrides [package] out_dir)"
+    )
+    compile_.add_argument(
+        "--target", metavar="CPU", choices=TARGETS, help=f"CPU target: {', '.join(TARGETS)}"
+    )
+    compile_.add_argument(
+        "-v", "--verbose", action="store_true", help="one line per compiled Op; tracebacks on errors"
+    )
     compile_.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     return parser
 

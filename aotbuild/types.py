@@ -9,7 +9,7 @@ that spelling back: the round trip is exact, which is how generated modules decl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Literal
 
 import numpy as np
 
@@ -62,7 +62,7 @@ class Array:
 
     dtype: str
     ndim: int
-    layout: str = "A"
+    layout: Literal["A", "C"] = "A"
 
     def __post_init__(self) -> None:
         if self.dtype not in DTYPE_SPELLING:
@@ -72,9 +72,6 @@ class Array:
         if self.layout not in LAYOUTS:
             raise ValueError(f"unsupported layout {self.layout!r}")
 
-    def with_layout(self, layout: str) -> Array:
-        return Array(self.dtype, self.ndim, layout)
-
     def __str__(self) -> str:
         dims = [":"] * self.ndim
         if self.layout == "C":
@@ -82,7 +79,7 @@ class Array:
         return f"{DTYPE_SPELLING[self.dtype]}[{', '.join(dims)}]"
 
 
-Value = Union[Scalar, Array]
+Value = Scalar | Array
 
 
 @dataclass(frozen=True)
@@ -105,7 +102,7 @@ class NoneType:
 
 NONE = NoneType()
 
-Result = Union[Scalar, Array, TupleOf, NoneType]
+Result = Scalar | Array | TupleOf | NoneType
 
 
 @dataclass(frozen=True)
@@ -128,7 +125,7 @@ class Signature:
         return f"{self.result}(" + ", ".join(str(arg) for arg in self.args) + ")"
 
 
-def value_of(dtype: np.dtype | str, ndim: int, layout: str = "C") -> Value:
+def value_of(dtype: np.dtype | str, ndim: int, layout: Literal["A", "C"] = "C") -> Value:
     """The type of a value with ``dtype`` and ``ndim`` (a scalar when ``ndim == 0``)."""
     name = np.dtype(dtype).name
     return Scalar(name) if ndim == 0 else Array(name, ndim, layout)

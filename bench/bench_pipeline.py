@@ -30,13 +30,18 @@ BENCH = REPO / "bench"
 
 def run(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd)
+    subprocess.run(
+        command, check=True, capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd
+    )
     return time.perf_counter() - started
 
 
 def python_json(code: str, env: dict[str, str] | None = None) -> dict:
     result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], check=True, capture_output=True, text=True,
+        [sys.executable, "-c", textwrap.dedent(code)],
+        check=True,
+        capture_output=True,
+        text=True,
         env={**os.environ, **(env or {})},
     )
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -176,7 +181,12 @@ print(json.dumps(results))
 
 def call_figures(builds: dict) -> dict[str, dict[str, float]]:
     return python_json(
-        CALLS.format(package=builds["package_dir"], pycc=builds["pycc_dir"], bench=str(BENCH), example=str(REPO / "example_project"))
+        CALLS.format(
+            package=builds["package_dir"],
+            pycc=builds["pycc_dir"],
+            bench=str(BENCH),
+            example=str(REPO / "example_project"),
+        )
     )
 
 
@@ -209,11 +219,19 @@ def table(builds: dict, imports: dict, calls: dict) -> str:
         "|---|---|---|",
     ]
     for peer, figures in imports.items():
-        lines.append(f"| {peer} | {microseconds(figures['import'])} | {microseconds(figures['first_call'])} |")
-    lines += ["", "| per call (best of 7) | " + " | ".join(next(iter(calls.values()))) + " | aotbuild / njit |", "|---" * 6 + "|"]
+        lines.append(
+            f"| {peer} | {microseconds(figures['import'])} | {microseconds(figures['first_call'])} |"
+        )
+    lines += [
+        "",
+        "| per call (best of 7) | " + " | ".join(next(iter(calls.values()))) + " | aotbuild / njit |",
+        "|---" * 6 + "|",
+    ]
     for case, figures in calls.items():
         ratio = figures["aotbuild"] / figures["numba njit"]
-        lines.append(f"| {case} | " + " | ".join(microseconds(v) for v in figures.values()) + f" | {ratio:.2f} |")
+        lines.append(
+            f"| {case} | " + " | ".join(microseconds(v) for v in figures.values()) + f" | {ratio:.2f} |"
+        )
     lines += [
         "",
         "aotbuild's import includes loading `_native` and checking it against the manifest; numba's",

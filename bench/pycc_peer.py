@@ -7,9 +7,8 @@ from pathlib import Path
 warnings.simplefilter("ignore")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from numba.pycc import CC  # noqa: E402
-
 import numba_peer  # noqa: E402
+from numba.pycc import CC  # noqa: E402
 
 out = Path(sys.argv[1])
 cc = CC("example_pycc")

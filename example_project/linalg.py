@@ -1,4 +1,8 @@
-"""Kernels written as numba code: loops, in-place updates, a shared helper."""
+"""Kernels written as numba code: loops, in-place updates, helpers shared between kernels.
+
+aotbuild compiles each helper once, as its own Op: ``square_lu`` (a plain function) and
+``lu_factor_inplace`` (an ``@njit`` one) are called by declaration from both kernels.
+"""
 
 import numpy as np
 from numba import njit
@@ -31,12 +35,17 @@ def lu_factor_inplace(a):
     return sign
 
 
+def square_lu(a):
+    """A copy of the square matrix ``a``, LU-factorised, and the sign of its row permutation."""
+    if a.shape[0] != a.shape[1]:
+        raise ValueError("the matrix must be square")
+    lu = a.copy()
+    return lu, lu_factor_inplace(lu)
+
+
 def det(a):
     """The determinant of the square matrix ``a``."""
-    if a.shape[0] != a.shape[1]:
-        raise ValueError("det: the matrix must be square")
-    lu = a.copy()
-    result = lu_factor_inplace(lu)
+    lu, result = square_lu(a)
     for i in range(lu.shape[0]):
         result *= lu[i, i]
     return result
@@ -44,10 +53,7 @@ def det(a):
 
 def slogdet(a):
     """(sign, log|det|) of the square matrix ``a``, as np.linalg.slogdet."""
-    if a.shape[0] != a.shape[1]:
-        raise ValueError("slogdet: the matrix must be square")
-    lu = a.copy()
-    sign = lu_factor_inplace(lu)
+    lu, sign = square_lu(a)
     if sign == 0.0:
         return 0.0, -np.inf
     logdet = 0.0

@@ -56,7 +56,9 @@ def example_build(build_project, tmp_path_factory: pytest.TempPathFactory) -> Bu
     import shutil
 
     folder = tmp_path_factory.mktemp("example_project")
-    shutil.copytree(REPO / "example_project", folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("build"))
+    shutil.copytree(
+        REPO / "example_project", folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("build")
+    )
     return build_project(folder / "graphs.toml", in_place=True)
 
 

@@ -22,15 +22,39 @@ def kernels(kernels_build):
     ("call", "message"),
     [
         (lambda p: p.normal_logp(np.ones(3)), r"normal_logp\(\) missing required argument 'mu' \(pos 2\)"),
-        (lambda p: p.normal_logp(np.ones(3), 0.0, 1.0, 4.0), r"normal_logp\(\) takes 3 arguments but 4 were given"),
-        (lambda p: p.normal_logp(np.ones(3, np.float32), 0.0, 1.0), r"argument 'x' must have dtype float64 \(float64\[:\]\), got float32"),
-        (lambda p: p.normal_logp(np.ones((3, 1)), 0.0, 1.0), r"argument 'x' must have 1 dimension \(float64\[:\]\), got 2"),
-        (lambda p: p.normal_logp([1.0, 2.0], 0.0, 1.0), r"argument 'x' must be a numpy.ndarray \(float64\[:\]\), not list"),
-        (lambda p: p.normal_logp(np.ones(3), "0", 1.0), r"argument 'mu' must be a real number \(float64\), not str"),
+        (
+            lambda p: p.normal_logp(np.ones(3), 0.0, 1.0, 4.0),
+            r"normal_logp\(\) takes 3 arguments but 4 were given",
+        ),
+        (
+            lambda p: p.normal_logp(np.ones(3, np.float32), 0.0, 1.0),
+            r"argument 'x' must have dtype float64 \(float64\[:\]\), got float32",
+        ),
+        (
+            lambda p: p.normal_logp(np.ones((3, 1)), 0.0, 1.0),
+            r"argument 'x' must have 1 dimension \(float64\[:\]\), got 2",
+        ),
+        (
+            lambda p: p.normal_logp([1.0, 2.0], 0.0, 1.0),
+            r"argument 'x' must be a numpy.ndarray \(float64\[:\]\), not list",
+        ),
+        (
+            lambda p: p.normal_logp(np.ones(3), "0", 1.0),
+            r"argument 'mu' must be a real number \(float64\), not str",
+        ),
         (lambda p: p.normal_logp(np.ones(3), 1j, 1.0), r"argument 'mu' must be a real number"),
-        (lambda p: p.normal_logp(np.ones(3), 0.0, sigma=1.0, mu=2.0), r"got multiple values for argument 'mu'"),
-        (lambda p: p.normal_logp(np.ones(3), 0.0, 1.0, scale=2.0), r"got an unexpected keyword argument 'scale'"),
-        (lambda p: p.normal_logp(np.ones(3).astype(">f8"), 0.0, 1.0), r"argument 'x' must have dtype float64 .* non-native byte order"),
+        (
+            lambda p: p.normal_logp(np.ones(3), 0.0, sigma=1.0, mu=2.0),
+            r"got multiple values for argument 'mu'",
+        ),
+        (
+            lambda p: p.normal_logp(np.ones(3), 0.0, 1.0, scale=2.0),
+            r"got an unexpected keyword argument 'scale'",
+        ),
+        (
+            lambda p: p.normal_logp(np.ones(3).astype(">f8"), 0.0, 1.0),
+            r"argument 'x' must have dtype float64 .* non-native byte order",
+        ),
         (lambda p: p.det(np.ones(4)), r"det\(\) argument 'a' must have 2 dimensions"),
     ],
 )
@@ -41,7 +65,10 @@ def test_type_errors_name_the_argument(example, call, message: str) -> None:
 
 def test_layout(kernels) -> None:
     a = np.ones((4, 6), np.float32)
-    with pytest.raises(TypeError, match=r"argument 'a' must be C-contiguous \(float32\[:, ::1\]\); pass np.ascontiguousarray\(a\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"argument 'a' must be C-contiguous \(float32\[:, ::1\]\); pass np.ascontiguousarray\(a\)",
+    ):
         kernels.row_sums(a[:, ::2])
     np.testing.assert_array_equal(kernels.row_sums(a[1:3]), [6.0, 6.0])  # a block of rows is C order
 

@@ -14,7 +14,9 @@ from aotbuild.cli import main
 from .conftest import write_project
 
 MODEL = "import numpy as np\n\ndef f(x):\n    return np.exp(x)\n"
-GOOD = '[package]\nname = "cli_ext"\n\n[graphs.f]\nfunction = "model:f"\nsignature = "float64[:](float64[:])"\n'
+GOOD = (
+    '[package]\nname = "cli_ext"\n\n[graphs.f]\nfunction = "model:f"\nsignature = "float64[:](float64[:])"\n'
+)
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -26,19 +28,53 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 @pytest.mark.parametrize(
     ("graphs", "modules", "expected"),
     [
-        (GOOD.replace('function = "model:f"\n', ""), {"model.py": MODEL}, "[graphs.f] missing required key 'function'"),
+        (
+            GOOD.replace('function = "model:f"\n', ""),
+            {"model.py": MODEL},
+            "[graphs.f] missing required key 'function'",
+        ),
         (GOOD + "colour = 1\n", {"model.py": MODEL}, "[graphs.f] unknown key 'colour'"),
-        (GOOD.replace("float64[:](float64[:])", "float64[:](float64[)"), {"model.py": MODEL}, "signature: 'float64[:](float64[)': at position"),
-        (GOOD.replace("model:f", "missing_module:f"), {"model.py": MODEL}, "[graphs.f] function: cannot import module 'missing_module'"),
-        (GOOD.replace("model:f", "model:g"), {"model.py": MODEL}, "[graphs.f] function: module 'model' has no attribute 'g'"),
+        (
+            GOOD.replace("float64[:](float64[:])", "float64[:](float64[)"),
+            {"model.py": MODEL},
+            "signature: 'float64[:](float64[)': at position",
+        ),
+        (
+            GOOD.replace("model:f", "missing_module:f"),
+            {"model.py": MODEL},
+            "[graphs.f] function: cannot import module 'missing_module'",
+        ),
+        (
+            GOOD.replace("model:f", "model:g"),
+            {"model.py": MODEL},
+            "[graphs.f] function: module 'model' has no attribute 'g'",
+        ),
         (GOOD, {"model.py": "raise RuntimeError('boom')\n"}, "importing 'model' raised RuntimeError: boom"),
-        (GOOD, {"model.py": "import numpy as np\n\ndef f(x):\n    return x if x.sum() > 0 else -x\n"}, 'model.py:4 (`return x if x.sum() > 0 else -x`): `if`, `while`, `and`, `or`'),
-        (GOOD, {"model.py": "import numpy as np\n\ndef f(x):\n    return np.cumsum(x)\n"}, 'np.cumsum is not supported by the tracer; declare the graph with mode = "kernel"'),
-        (GOOD, {"model.py": "import numpy as np\n\ndef f(x):\n    return x.astype(np.float32)\n"}, "the result is float32[::1] but the signature declares float64[:]"),
-        (GOOD, {"model.py": "def f(x, y):\n    return x\n"}, "parameter 'y' of 'model:f' is not covered by the signature and has no default"),
+        (
+            GOOD,
+            {"model.py": "import numpy as np\n\ndef f(x):\n    return x if x.sum() > 0 else -x\n"},
+            "model.py:4 (`return x if x.sum() > 0 else -x`): `if`, `while`, `and`, `or`",
+        ),
+        (
+            GOOD,
+            {"model.py": "import numpy as np\n\ndef f(x):\n    return np.cumsum(x)\n"},
+            'np.cumsum is not supported by the tracer; declare the graph with mode = "kernel"',
+        ),
+        (
+            GOOD,
+            {"model.py": "import numpy as np\n\ndef f(x):\n    return x.astype(np.float32)\n"},
+            "the result is float32[::1] but the signature declares float64[:]",
+        ),
+        (
+            GOOD,
+            {"model.py": "def f(x, y):\n    return x\n"},
+            "parameter 'y' of 'model:f' is not covered by the signature and has no default",
+        ),
     ],
 )
-def test_build_errors_are_one_line_and_exit_1(tmp_path: Path, capsys, graphs: str, modules: dict[str, str], expected: str) -> None:
+def test_build_errors_are_one_line_and_exit_1(
+    tmp_path: Path, capsys, graphs: str, modules: dict[str, str], expected: str
+) -> None:
     path = write_project(tmp_path, graphs, modules)
     code, out, err = run(["compile", str(path), "-q"], capsys)
     assert code == 1
@@ -79,7 +115,9 @@ def test_version(capsys) -> None:
 
 def test_progress_and_python_dash_m(tmp_path: Path) -> None:
     path = write_project(tmp_path, GOOD, {"model.py": MODEL})
-    result = subprocess.run([sys.executable, "-m", "aotbuild", "compile", str(path)], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "aotbuild", "compile", str(path)], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
     stages = [line.split()[1] for line in result.stderr.splitlines() if line.startswith("aotbuild: ")]
     assert stages == ["config", "trace", "codegen", "compile", "link", "package"]

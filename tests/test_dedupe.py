@@ -23,7 +23,13 @@ def test_one_compiled_op_called_twenty_times(built) -> None:
     (sine,) = sines
     assert sine in manifest["graphs"]["twenty"]["ops"] and sine in manifest["graphs"]["again"]["ops"]
     assert manifest["order"].count(sine) == 1
-    entry = built.package_dir.parent / ".aotbuild" / "dedupe_ext" / "modules" / f"{manifest['graphs']['twenty']['entry']}.py"
+    entry = (
+        built.package_dir.parent
+        / ".aotbuild"
+        / "dedupe_ext"
+        / "modules"
+        / f"{manifest['graphs']['twenty']['entry']}.py"
+    )
     text = entry.read_text()
     assert text.count(f'declare("{sine}:') == 1
     assert text.count(" = sin_0(") == 20

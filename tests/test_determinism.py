@@ -16,7 +16,10 @@ def build_in_subprocess(source: Path, out: Path, cache: Path, seed: str) -> Path
     env = {**os.environ, "PYTHONHASHSEED": seed, "AOTBUILD_CACHE_DIR": str(cache)}
     subprocess.run(
         [sys.executable, "-m", "aotbuild", "compile", str(source), "--out", str(out), "-q"],
-        env=env, check=True, capture_output=True, text=True,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return out
 

@@ -8,7 +8,9 @@ import sys
 
 def test_run_py_checks_every_graph_against_numpy(example_build) -> None:
     folder = example_build.project.root
-    result = subprocess.run([sys.executable, str(folder / "run.py")], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, str(folder / "run.py")], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "all graphs match NumPy" in result.stdout
     assert example_build.package_dir == folder / "build" / "example_ext"

@@ -21,7 +21,9 @@ def test_every_template_is_package_data() -> None:
     for path in (REPO / "templates").rglob("*"):
         if path.is_file() and "__pycache__" not in path.parts:
             relative = path.relative_to(REPO / "templates").as_posix()
-            assert any(fnmatch.fnmatchcase(relative, p) and relative.count("/") == p.count("/") for p in patterns), relative
+            assert any(
+                fnmatch.fnmatchcase(relative, p) and relative.count("/") == p.count("/") for p in patterns
+            ), relative
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -101,7 +101,11 @@ def test_reductions_along_axes(package, dtype: str) -> None:
     import traced_graphs
 
     graph = getattr(package, f"reductions_{dtype}")
-    for x in (sample(dtype, (3, 5, 7)), sample(dtype, (7, 5, 3), 1).transpose(2, 1, 0), sample(dtype, (3, 10, 7), 2)[:, ::2]):
+    for x in (
+        sample(dtype, (3, 5, 7)),
+        sample(dtype, (7, 5, 3), 1).transpose(2, 1, 0),
+        sample(dtype, (3, 10, 7), 2)[:, ::2],
+    ):
         with np.errstate(all="ignore"):
             assert_matches(graph(x), traced_graphs.reductions(x))
 
@@ -124,11 +128,15 @@ def test_float32_sums_are_pairwise(package) -> None:
     assert numpy_error <= 2 * ulp  # NumPy's pairwise sum is within an ulp or two...
     assert abs(float(ours) - exact) <= 2 * ulp  # ...and so is ours
     rows = np.full((100_000, 3), 0.1, dtype=np.float32)
-    np.testing.assert_allclose(package.column_sums_f32(rows), np.sum(rows, axis=0, dtype=np.float64), rtol=1e-6)
+    np.testing.assert_allclose(
+        package.column_sums_f32(rows), np.sum(rows, axis=0, dtype=np.float64), rtol=1e-6
+    )
 
 
 def test_empty_reductions_behave_like_numpy(package) -> None:
-    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum which has no identity"):
+    with pytest.raises(
+        ValueError, match="zero-size array to reduction operation maximum which has no identity"
+    ):
         package.empty_max(np.zeros((0, 3)))
     assert package.empty_max(np.zeros((2, 0))).shape == (0,)
     assert package.total_f32(np.zeros(0, np.float32)) == 0.0

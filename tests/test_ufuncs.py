@@ -10,7 +10,6 @@ from __future__ import annotations
 import shutil
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,11 +23,60 @@ import ufunc_graphs  # noqa: E402
 
 DTYPES = ["float64", "float32", "int64", "bool"]
 FLOAT_POOL = np.array(
-    [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 3.0, 1e300, -1e300, 1e-310, np.inf, -np.inf, np.nan, 7.0, 0.1,
-     -0.75, 0.3, 10.0, -3.0, 1.5, 0.25, -0.5, 100.0]
+    [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        -2.5,
+        3.0,
+        1e300,
+        -1e300,
+        1e-310,
+        np.inf,
+        -np.inf,
+        np.nan,
+        7.0,
+        0.1,
+        -0.75,
+        0.3,
+        10.0,
+        -3.0,
+        1.5,
+        0.25,
+        -0.5,
+        100.0,
+    ]
 )
 INT_POOL = np.array(
-    [0, 1, -1, 2, -7, 3, 63, 64, 65, -64, 127, 2**62, -(2**63), 2**63 - 1, 5, -3, 8, -9, 1000, 31, 32, -2, 4, 6],
+    [
+        0,
+        1,
+        -1,
+        2,
+        -7,
+        3,
+        63,
+        64,
+        65,
+        -64,
+        127,
+        2**62,
+        -(2**63),
+        2**63 - 1,
+        5,
+        -3,
+        8,
+        -9,
+        1000,
+        31,
+        32,
+        -2,
+        4,
+        6,
+    ],
     dtype=np.int64,
 )
 
@@ -60,7 +108,10 @@ def numpy_results(function, *args):
 GRAPHS = {
     **{f"unary_{d}": ("unary", (sample(d, (24,), 0),)) for d in DTYPES},
     **{f"binary_{d}": ("binary", (sample(d, (4, 12), 1), sample(d, (12,), 2))) for d in DTYPES},
-    **{f"operators_{d}": ("operators", (sample(d, (4, 12), 3), sample(d, (12,), 4))) for d in ("float64", "float32", "int64")},
+    **{
+        f"operators_{d}": ("operators", (sample(d, (4, 12), 3), sample(d, (12,), 4)))
+        for d in ("float64", "float32", "int64")
+    },
     "integer_power": ("integer_power", (np.arange(6, dtype=np.int64), np.arange(6, dtype=np.int64))),
     "where_and_cast": ("where_and_cast", (sample("float64", (4, 12), 5), sample("float64", (12,), 6))),
 }
@@ -81,7 +132,7 @@ def package(build_project, tmp_path_factory):
 
 def check(got: tuple, want: tuple, names: list[str] | None = None) -> None:
     assert len(got) == len(want)
-    for index, (g, w) in enumerate(zip(got, want)):
+    for index, (g, w) in enumerate(zip(got, want, strict=True)):
         label = names[index] if names else str(index)
         w = np.asarray(w)
         assert isinstance(g, np.ndarray), label
@@ -152,7 +203,7 @@ def test_float_floor_division_is_numpy_divmod(package) -> None:
     x = np.array([[1.0, 1.0, 0.0, -1.0, 7.5, -0.0]])
     y = np.array([0.1, -np.inf, -1.0, np.inf, 2.0, 3.0])
     names = ufunc_graphs.ufunc_names(2, "float64")
-    got = dict(zip(names, package.binary_float64(x, y)))
+    got = dict(zip(names, package.binary_float64(x, y), strict=True))
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(got["floor_divide"], np.floor_divide(x, y))
         np.testing.assert_array_equal(np.signbit(got["remainder"]), np.signbit(np.remainder(x, y)))
@@ -164,7 +215,7 @@ def test_integer_edge_cases_do_not_trap(package) -> None:
     x = np.array([[low, low, 7, -7, 5, 1]], dtype=np.int64)
     y = np.array([-1, 0, 0, 2, 64, -1], dtype=np.int64)
     names = ufunc_graphs.ufunc_names(2, "int64")
-    got = dict(zip(names, package.binary_int64(x, y)))
+    got = dict(zip(names, package.binary_int64(x, y), strict=True))
     with np.errstate(all="ignore"):
         for name in ("floor_divide", "remainder", "fmod", "left_shift", "right_shift"):
             np.testing.assert_array_equal(got[name], getattr(np, name)(x, y), err_msg=name)

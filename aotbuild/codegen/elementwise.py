@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from ..compile.compiler import CompileFlags
 from ..graph import Elementwise, Node
 from ..types import Array, Signature
-from .module import CODEGEN_VERSION, OpModule, op_module
+from .module import OpModule, template_op
 from .scalar import load_expression, scalar_expression
 from .slots import constants, input_slots, parameters
 from .templates import render
-
-#: Traced graphs give NumPy's answers: division by zero is inf/nan, not an exception.
-TRACED_FLAGS = CompileFlags(error_model="numpy")
 
 
 def render_elementwise(node: Node) -> OpModule:
@@ -42,10 +38,11 @@ def render_elementwise(node: Node) -> OpModule:
 
     params = parameters(slots)
     title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {result}"
-    text = render(
+    return template_op(
         "ops/elementwise.py.j2",
+        name=op.fn,
         title=title,
-        codegen_version=CODEGEN_VERSION,
+        signature=Signature(tuple(s.type for s in params), result),
         out_dtype=op.out_dtype,
         constants=constants(slots),
         helpers=[render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip() for h in helpers],
@@ -56,9 +53,4 @@ def render_elementwise(node: Node) -> OpModule:
         indices=[f"i{d}" for d in range(ndim)],
         axis_sources=axis_sources,
         body=body,
-    )
-    signature = Signature(tuple(s.type for s in params), result)
-    return op_module(
-        name=op.fn, kind="op", title=title, text=text, function="op",
-        signature=signature, flags=TRACED_FLAGS,
     )

@@ -37,8 +37,14 @@ def render_kernel(unit: KernelUnit, rendered: dict[str, OpModule]) -> list[OpMod
         source=unit.source.rstrip(),
     )
     module = op_module(
-        name=unit.name, kind="kernel", title=title, text=text, function=unit.name,
-        signature=unit.signature, flags=unit.flags, calls=tuple(sorted(set(calls))),
+        name=unit.name,
+        kind="kernel",
+        title=title,
+        text=text,
+        function=unit.name,
+        signature=unit.signature,
+        flags=unit.flags,
+        calls=tuple(sorted(set(calls))),
     )
     rendered[unit.key] = module
     modules.append(module)

@@ -8,6 +8,7 @@ read; large ones as hex of their bytes.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ def _float_text(value: float) -> str:
     return repr(float(value))
 
 
-def _element_text(value: np.generic) -> str:
+def _element_text(value: Any) -> str:
     kind = value.dtype.kind
     if kind == "b":
         return "True" if bool(value) else "False"
@@ -48,7 +49,7 @@ def _canonical_nans(array: np.ndarray) -> bool:
     return all(item.tobytes() == reference for item in nans)
 
 
-def scalar_literal(value: np.generic) -> str:
+def scalar_literal(value: np.generic | np.ndarray) -> str:
     """``np.float32(2.5)``-style text for a NumPy scalar."""
     array = np.asarray(value)
     if not _canonical_nans(array):

@@ -55,9 +55,30 @@ class OpModule:
         return hashlib.sha256(self.text.encode()).hexdigest()
 
 
+#: Traced graphs give NumPy's answers: division by zero is inf/nan, not an exception.
+TRACED_FLAGS = CompileFlags(error_model="numpy")
+
+
+def template_op(template: str, *, name: str, title: str, signature: Signature, **context: object) -> OpModule:
+    """An Op of a traced graph, rendered from ``templates/<template>``; its function is ``op``."""
+    from .templates import render
+
+    text = render(template, title=title, codegen_version=CODEGEN_VERSION, **context)
+    return op_module(
+        name=name, kind="op", title=title, text=text, function="op", signature=signature, flags=TRACED_FLAGS
+    )
+
+
 def op_module(
-    *, name: str, kind: str, title: str, text: str, function: str, signature: Signature,
-    flags: CompileFlags, calls: tuple[str, ...] = (),
+    *,
+    name: str,
+    kind: str,
+    title: str,
+    text: str,
+    function: str,
+    signature: Signature,
+    flags: CompileFlags,
+    calls: tuple[str, ...] = (),
 ) -> OpModule:
     symbol = make_symbol(name, text, function, signature, flags)
     return OpModule(symbol, kind, title, text, function, signature, flags, calls)

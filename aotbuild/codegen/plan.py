@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..graph import Argument, Constant, Dim, Elementwise, Graph, Kernel, Node, Reduce, Size
-from .elementwise import TRACED_FLAGS, render_elementwise
+from .elementwise import render_elementwise
 from .kernel import render_kernel
 from .literals import constant_literal
-from .module import CODEGEN_VERSION, OpModule, op_module
+from .module import CODEGEN_VERSION, TRACED_FLAGS, OpModule, op_module
 from .reduce import render_reduce
 from .templates import render
 
@@ -29,13 +29,6 @@ class BuildPlan:
     """Every module to compile, each once, callees before callers."""
 
     graphs: tuple[GraphPlan, ...]
-
-    def module(self, symbol: str) -> OpModule:
-        return self._by_symbol[symbol]
-
-    @property
-    def _by_symbol(self) -> dict[str, OpModule]:
-        return {m.symbol: m for m in self.modules}
 
 
 class _Planner:
@@ -68,7 +61,7 @@ _RENDERERS: dict[type, Callable[[Node], OpModule]] = {
 }
 
 
-def _entry(graph: Graph, planner: _Planner) -> tuple[OpModule, list[str]]:
+def _entry(graph: Graph, planner: _Planner) -> OpModule:
     """The graph's entry module: its function calls each Op by declaration."""
     config = graph.config
     taken = set(graph.params)
@@ -76,7 +69,6 @@ def _entry(graph: Graph, planner: _Planner) -> tuple[OpModule, list[str]]:
     declarations: dict[str, dict[str, str]] = {}
     constants: list[dict[str, str]] = []
     statements: list[str] = []
-    used: list[str] = []
 
     def fresh(prefix: str) -> str:
         index = 0
@@ -114,7 +106,6 @@ def _entry(graph: Graph, planner: _Planner) -> tuple[OpModule, list[str]]:
                     "variant": f"{module.symbol}: {module.signature}",
                     "title": module.title,
                 }
-                used.append(module.symbol)
             args = [value(i) for i in node.inputs if not isinstance(i.op, Constant)]
             names[node.key] = target = fresh("v")
             callee = declarations[module.symbol]["name"]
@@ -126,7 +117,9 @@ def _entry(graph: Graph, planner: _Planner) -> tuple[OpModule, list[str]]:
         return f"{text}.copy()" if is_array_constant else text
 
     outputs = [output(node) for node in graph.outputs]
-    result = f"({', '.join(outputs)}{',' if len(outputs) == 1 else ''})" if graph.returns_tuple else outputs[0]
+    result = (
+        f"({', '.join(outputs)}{',' if len(outputs) == 1 else ''})" if graph.returns_tuple else outputs[0]
+    )
     text = render(
         "ops/graph.py.j2",
         name=graph.name,
@@ -140,12 +133,16 @@ def _entry(graph: Graph, planner: _Planner) -> tuple[OpModule, list[str]]:
         statements=statements,
         result=result,
     )
-    entry = op_module(
-        name=f"graph_{graph.name}", kind="graph", title=f"graph {graph.name}: {config.signature_text}",
-        text=text, function=graph.name, signature=config.signature, flags=TRACED_FLAGS,
-        calls=tuple(sorted(used)),
+    return op_module(
+        name=f"graph_{graph.name}",
+        kind="graph",
+        title=f"graph {graph.name}: {config.signature_text}",
+        text=text,
+        function=graph.name,
+        signature=config.signature,
+        flags=TRACED_FLAGS,
+        calls=tuple(sorted(declarations)),
     )
-    return entry, used
 
 
 def dependency_order(modules: dict[str, OpModule]) -> list[OpModule]:
@@ -170,7 +167,7 @@ def make_plan(graphs: list[Graph]) -> BuildPlan:
     planner = _Planner()
     graph_entries = []
     for graph in graphs:
-        entry, _ = _entry(graph, planner)
+        entry = _entry(graph, planner)
         planner.add(entry)
         graph_entries.append((graph, entry))
     ordered = dependency_order(planner.modules)

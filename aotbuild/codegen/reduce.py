@@ -6,10 +6,8 @@ import numpy as np
 
 from ..graph import Node, Reduce
 from ..types import Array, Signature
-from .elementwise import TRACED_FLAGS
-from .module import CODEGEN_VERSION, OpModule, op_module
+from .module import OpModule, template_op
 from .slots import input_slots
-from .templates import render
 
 #: Elements summed in order before a block sum joins the pairwise combination (NumPy: 128).
 PAIRWISE_BLOCK = 128
@@ -32,13 +30,12 @@ def render_reduce(node: Node) -> OpModule:
         out_index = [f"i{axis}" for axis in kept]
         out_shape = [f"n{axis}" for axis in kept]
     pairwise = op.kind in ("sum", "mean") and np.dtype(op.out_dtype).kind in "fc"
-    title = (
-        f"{op.kind}({slot.type}, axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
-    )
-    text = render(
+    title = f"{op.kind}({slot.type}, axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
+    return template_op(
         "ops/reduce.py.j2",
+        name=op.kind,
         title=title,
-        codegen_version=CODEGEN_VERSION,
+        signature=Signature((slot.type,), node.type),  # type: ignore[arg-type]
         kind=op.kind,
         numpy_name=_NUMPY_NAMES.get(op.kind, op.kind),
         out_dtype=op.out_dtype,
@@ -53,9 +50,4 @@ def render_reduce(node: Node) -> OpModule:
         scalar_result=not op.keepdims and not kept,
         pairwise=pairwise,
         block=PAIRWISE_BLOCK,
-    )
-    signature = Signature((slot.type,), node.type)  # type: ignore[arg-type]
-    return op_module(
-        name=op.kind, kind="op", title=title, text=text, function="op",
-        signature=signature, flags=TRACED_FLAGS,
     )

@@ -21,7 +21,9 @@ class Helper:
 
     @property
     def function(self) -> str:
-        base = self.template.rsplit("_", 1)[0] if self.template.endswith(("_float", "_int")) else self.template
+        base = (
+            self.template.rsplit("_", 1)[0] if self.template.endswith(("_float", "_int")) else self.template
+        )
         return f"{base}_{self.dtype}"
 
     def render_context(self) -> dict[str, object]:

@@ -45,8 +45,8 @@ def emit_adapter(context: Any, library: Any, symbol: str, restype: Any, argtypes
     status, result = context.call_conv.call_function(builder, callee, restype, argtypes, values)
     builder.store(builder.bitcast(status.excinfoptr, ir.IntType(8).as_pointer()), excinfo)
     with builder.if_then(status.is_ok, likely=True):
-        if isinstance(restype, nbtypes.BaseTuple):
-            outputs = [(item, builder.extract_value(result, i)) for i, item in enumerate(restype)]
+        if isinstance(restype, (nbtypes.Tuple, nbtypes.UniTuple)):
+            outputs = [(item, builder.extract_value(result, i)) for i, item in enumerate(restype.types)]
         elif restype is nbtypes.none:
             outputs = []
         else:

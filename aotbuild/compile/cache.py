@@ -25,12 +25,20 @@ def toolchain_key() -> str:
     import numba
     import numpy
 
-    return f"numba={numba.__version__};llvmlite={llvmlite.__version__};numpy={numpy.__version__};python={sys.version.split()[0]}"
+    versions = {"numba": numba, "llvmlite": llvmlite, "numpy": numpy}
+    parts = [f"{name}={module.__version__}" for name, module in versions.items()]
+    return ";".join([*parts, f"python={sys.version.split()[0]}"])
 
 
 def request_key(request: CompileRequest) -> str:
     digest = hashlib.sha256()
-    parts = (request.symbol, request.target.cpu, request.target.features, toolchain_key(), str(request.adapter))
+    parts = (
+        request.symbol,
+        request.target.cpu,
+        request.target.features,
+        toolchain_key(),
+        str(request.adapter),
+    )
     for part in parts:
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()
@@ -53,7 +61,9 @@ class ObjectCache:
         except (OSError, ValueError):
             return None
         if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
-            warnings.warn(f"aotbuild: corrupted cache entry {object_path} ignored; rebuilding it", stacklevel=2)
+            warnings.warn(
+                f"aotbuild: corrupted cache entry {object_path} ignored; rebuilding it", stacklevel=2
+            )
             return None
         return CompiledObject(request.symbol, data, tuple(meta["defined"]), tuple(meta["needed"]))
 
@@ -69,4 +79,3 @@ class ObjectCache:
         # The object first, its record last: a record always describes a complete object.
         atomic_write(object_path, compiled.data)
         atomic_write(meta_path, json.dumps(meta, indent=1).encode())
-

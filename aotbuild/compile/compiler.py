@@ -49,6 +49,27 @@ class CompileFlags:
     fastmath: bool = False
     boundscheck: bool = False
 
+    def numba_flags(self) -> Any:
+        """numba's compiler ``Flags``: no Python wrappers (aotbuild's C entry replaces them),
+        the runtime (NRT) on, and these options."""
+        from numba.core.compiler import Flags
+        from numba.core.cpu import FastMathOptions
+
+        options: dict[str, Any] = {
+            "no_compile": True,
+            "no_cpython_wrapper": True,
+            "no_cfunc_wrapper": True,
+            "nrt": True,
+            "error_model": self.error_model,
+            "boundscheck": self.boundscheck,
+        }
+        if self.fastmath:
+            options["fastmath"] = FastMathOptions(True)
+        flags = Flags()
+        for name, value in options.items():
+            setattr(flags, name, value)
+        return flags
+
 
 @dataclass(frozen=True)
 class CompileRequest:
@@ -78,7 +99,7 @@ class CompiledObject:
 def _check_no_svml() -> None:
     from numba.core import config
 
-    if config.USING_SVML:
+    if config.USING_SVML:  # type: ignore[attr-defined]
         raise CompileError(
             "numba was imported with Intel SVML enabled before aotbuild could disable it; "
             "objects built that way need libsvml at run time. Set NUMBA_DISABLE_INTEL_SVML=1."
@@ -129,7 +150,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     """Compile ``request`` into an object file (see the module docstring)."""
     from numba.core import errors as nberrors
     from numba.core import funcdesc
-    from numba.core.compiler import Flags, compile_extra
+    from numba.core.compiler import compile_extra
     from numba.core.compiler_lock import global_compiler_lock
     from numba.core.registry import cpu_target
     from numba.core.runtime import nrtdynmod
@@ -156,21 +177,17 @@ def compile_request(request: CompileRequest) -> CompiledObject:
         context.mangler = mangler
         library = context.codegen().create_library(request.symbol)
         library.add_ir_module(nrtdynmod.create_nrt_module(context)[0])
-        flags = Flags()
-        flags.no_compile = True
-        flags.no_cpython_wrapper = True
-        flags.no_cfunc_wrapper = True
-        flags.nrt = True
-        flags.error_model = request.flags.error_model
-        flags.boundscheck = request.flags.boundscheck
-        if request.flags.fastmath:
-            from numba.core.cpu import FastMathOptions
-
-            flags.fastmath = FastMathOptions(True)
+        flags = request.flags.numba_flags()
         try:
             compile_extra(
-                cpu_target.typing_context, context, function, argtypes, restype, flags,
-                locals={}, library=library,
+                cpu_target.typing_context,
+                context,
+                function,
+                argtypes,
+                restype,
+                flags,
+                locals={},
+                library=library,
             )
         except nberrors.NumbaError as exc:
             raise _compile_error(request, exc) from None

@@ -11,6 +11,7 @@ argument types); the first whose argument types fit the call is used.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from numba.core import cgutils
@@ -32,7 +33,7 @@ class _Variant:
     def accepts(self, typingctx: Any, actual: tuple[nbtypes.Type, ...], exact: bool) -> bool:
         if len(actual) != len(self.argtypes):
             return False
-        for given, wanted in zip(actual, self.argtypes):
+        for given, wanted in zip(actual, self.argtypes, strict=True):
             given = nbtypes.unliteral(given)
             if exact and given != wanted:
                 return False
@@ -68,9 +69,16 @@ def declare(*variants: str) -> Any:
                     return variant.restype(*variant.argtypes), variant.codegen
         return None
 
-    # numba cannot fold star-args into an intrinsic: give the typing function fixed parameters.
-    params = ", ".join(f"arg{i}" for i in range(arity))
+    return intrinsic(fixed_arity(parsed[0].symbol, arity, typing))
+
+
+def fixed_arity(name: str, arity: int, typing: Callable[..., Any]) -> Callable[..., Any]:
+    """``def name(typingctx, arg0, ..., argN): return typing(typingctx, arg0, ..., argN)``.
+
+    numba cannot fold star-args into an intrinsic, so its typing function needs named
+    parameters, as many as the callee takes.
+    """
+    params = "".join(f", arg{i}" for i in range(arity))
     namespace: dict[str, Any] = {"typing": typing}
-    name = parsed[0].symbol
-    exec(f"def {name}(typingctx{', ' if params else ''}{params}):\n    return typing(typingctx{', ' if params else ''}{params})\n", namespace)
-    return intrinsic(namespace[name])
+    exec(f"def {name}(typingctx{params}):\n    return typing(typingctx{params})\n", namespace)
+    return namespace[name]

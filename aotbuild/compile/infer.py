@@ -11,11 +11,13 @@ from collections.abc import Callable
 from typing import Any
 
 from numba.core import types as nbtypes
-from numba.core.compiler import CompilerBase, DefaultPassBuilder, Flags, _EarlyPipelineCompletion
+from numba.core.compiler import CompilerBase, DefaultPassBuilder, _EarlyPipelineCompletion
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import cpu_target
 from numba.core.typed_passes import NopythonTypeInference
+
+from .compiler import CompileFlags
 
 
 @register_pass(mutates_CFG=False, analysis_only=True)
@@ -40,24 +42,16 @@ class _TypingOnly(CompilerBase):
 
 @global_compiler_lock
 def infer_return_type(
-    function: Callable[..., Any],
-    argtypes: tuple[nbtypes.Type, ...],
-    *,
-    error_model: str = "python",
+    function: Callable[..., Any], argtypes: tuple[nbtypes.Type, ...], flags: CompileFlags
 ) -> nbtypes.Type:
     """The type numba infers for ``function(*argtypes)``; raises numba's ``TypingError``."""
-    flags = Flags()
-    flags.nrt = True
-    flags.no_cpython_wrapper = True
-    flags.no_cfunc_wrapper = True
-    flags.error_model = error_model
     pipeline = _TypingOnly(
         cpu_target.typing_context,
         cpu_target.target_context,
         None,
         argtypes,
         None,
-        flags,
+        flags.numba_flags(),
         {},
     )
     return pipeline.compile_extra(function)

@@ -5,6 +5,8 @@ Only modules that run numba import this one: it imports numba (half a second).
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 from numba.core import types as nbtypes
 from numba.np.numpy_support import from_dtype
@@ -43,7 +45,7 @@ def _value_from_numba(nbtype: nbtypes.Type) -> Value:
         except TypeError:
             raise UnsupportedType(str(nbtype)) from None
         # Fortran order is carried as "any layout": numba casts F to A at the call.
-        layout = "C" if nbtype.layout == "C" else "A"
+        layout: Literal["A", "C"] = "C" if nbtype.layout == "C" else "A"
         return Array(_supported(dtype, nbtype), nbtype.ndim, layout)
     if isinstance(nbtype, nbtypes.Boolean):
         return Scalar("bool")
@@ -63,6 +65,6 @@ def from_numba(nbtype: nbtypes.Type) -> Result:
     nbtype = nbtypes.unliteral(nbtype)
     if nbtype in (nbtypes.none, nbtypes.void):
         return NONE
-    if isinstance(nbtype, nbtypes.BaseTuple):
+    if isinstance(nbtype, (nbtypes.Tuple, nbtypes.UniTuple)):
         return TupleOf(tuple(_value_from_numba(item) for item in nbtype.types))
     return _value_from_numba(nbtype)

@@ -55,9 +55,7 @@ def _check_keys(table: Mapping[str, Any], allowed: tuple[str, ...], where: _Wher
         if key not in allowed:
             close = difflib.get_close_matches(key, allowed, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise where.error(
-                f"unknown key {key!r} (expected one of: {', '.join(allowed)}){hint}"
-            )
+            raise where.error(f"unknown key {key!r} (expected one of: {', '.join(allowed)}){hint}")
 
 
 def _string(table: Mapping[str, Any], key: str, where: _Where, default: str | None = None) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from ..errors import SignatureError
 from ..types import NONE, Array, Result, Scalar, Signature, TupleOf, Value
@@ -161,7 +162,7 @@ class _Parser:
                 f"at position {token.column}: '::1' may only mark the last dimension "
                 "(C order); Fortran order is not supported, declare the array as [:, :]"
             )
-        layout = "C" if dims[-1] == "::1" else "A"
+        layout: Literal["A", "C"] = "C" if dims[-1] == "::1" else "A"
         return Array(dtype, len(dims), layout)
 
     def dim(self) -> str:

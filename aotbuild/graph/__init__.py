@@ -3,7 +3,6 @@
 from .graph import Graph
 from .node import Node, topological_order
 from .ops import (
-    REDUCTIONS,
     Argument,
     Constant,
     ConstValue,
@@ -16,7 +15,6 @@ from .ops import (
 )
 
 __all__ = [
-    "REDUCTIONS",
     "Argument",
     "ConstValue",
     "Constant",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..types import Array, Result, Scalar, Value, value_of
 
@@ -44,7 +45,7 @@ class ConstValue:
     data: bytes
 
     @staticmethod
-    def of(value: object, dtype: np.dtype | str | None = None) -> ConstValue:
+    def of(value: object, dtype: npt.DTypeLike | None = None) -> ConstValue:
         # np.array, not np.ascontiguousarray: the latter turns 0-d values into 1-d arrays.
         array = np.array(value, dtype=dtype, order="C", copy=True)
         return ConstValue(array.dtype.name, tuple(array.shape), array.tobytes())
@@ -53,10 +54,6 @@ class ConstValue:
     def array(self) -> np.ndarray:
         """The value as a read-only array (0-d for scalars)."""
         return np.frombuffer(self.data, dtype=self.dtype).reshape(self.shape)
-
-    @property
-    def scalar(self) -> np.generic:
-        return self.array[()]
 
     @property
     def ndim(self) -> int:
@@ -130,9 +127,6 @@ class Elementwise(Op):
         return value_of(self.out_dtype, ndim)
 
 
-REDUCTIONS = ("sum", "prod", "mean", "min", "max")
-
-
 @dataclass(frozen=True)
 class Reduce(Op):
     """A reduction over ``axes`` (sorted, non-negative) of one array.
@@ -151,10 +145,7 @@ class Reduce(Op):
 
     @property
     def key(self) -> str:
-        return (
-            f"Reduce({self.kind}, axes={list(self.axes)}, keepdims={self.keepdims}, "
-            f"->{self.out_dtype})"
-        )
+        return f"Reduce({self.kind}, axes={list(self.axes)}, keepdims={self.keepdims}, ->{self.out_dtype})"
 
     def result_type(self, inputs: tuple[Result, ...]) -> Result:
         (source,) = inputs

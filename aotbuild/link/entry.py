@@ -37,11 +37,21 @@ def _c_string(text: str) -> str:
 
 def _param(name: str, value: Value, writes: bool) -> dict[str, object]:
     typenum, ctype = _NPY_TYPES[value.dtype]
-    param: dict[str, object] = {"name": name, "declared": str(value), "typenum": typenum, "ctype": ctype, "suffix": ""}
+    param: dict[str, object] = {
+        "name": name,
+        "declared": str(value),
+        "typenum": typenum,
+        "ctype": ctype,
+        "suffix": "",
+    }
     if isinstance(value, Array):
         param.update(
-            kind="array", ctype=f"aot_array{value.ndim}", ndim=value.ndim, dtype=value.dtype,
-            c_order=int(value.layout == "C"), writes=int(writes),
+            kind="array",
+            ctype=f"aot_array{value.ndim}",
+            ndim=value.ndim,
+            dtype=value.dtype,
+            c_order=int(value.layout == "C"),
+            writes=int(writes),
         )
         return param
     kind = np.dtype(value.dtype).kind
@@ -53,9 +63,9 @@ def _param(name: str, value: Value, writes: bool) -> dict[str, object]:
         param.update(kind="complex", suffix="[2]")
     else:
         info = np.iinfo(value.dtype)
-        param.update(kind="integer", low=f"{int(info.min)}LL", high=f"{int(info.max)}ULL", unsigned=int(kind == "u"))
-        if int(info.min) == -(2**63):
-            param["low"] = "(-9223372036854775807LL - 1)"
+        # Written as (MIN + 1) - 1: C has no literal for the minimum of a 64-bit integer.
+        low = f"({int(info.min) + 1}LL - 1)" if info.min < 0 else "0LL"
+        param.update(kind="integer", low=low, high=f"{int(info.max)}ULL", unsigned=int(kind == "u"))
     return param
 
 
@@ -63,7 +73,9 @@ def _result(index: int, value: Value) -> dict[str, object]:
     typenum, ctype = _NPY_TYPES[value.dtype]
     if isinstance(value, Array):
         return {
-            "ctype": f"aot_array{value.ndim}", "suffix": "", "ndim": value.ndim,
+            "ctype": f"aot_array{value.ndim}",
+            "suffix": "",
+            "ndim": value.ndim,
             "box": f"aot_box_array(&result{index}.head, {value.ndim}, {typenum})",
         }
     if np.dtype(value.dtype).kind == "c":
@@ -79,7 +91,7 @@ def graph_doc(plan: GraphPlan) -> str:
         f"{config.name}({params})",
         "--",
         "",
-        f"{config.name}{config.signature_text[config.signature_text.index('('):]} -> "
+        f"{config.name}{config.signature_text[config.signature_text.index('(') :]} -> "
         f"{config.signature.result}",
         "",
         f"Compiled by aotbuild from {config.function} (mode = {config.mode!r}).",
@@ -95,7 +107,7 @@ def _graph(plan: GraphPlan) -> dict[str, object]:
     config = graph.config
     signature = config.signature
     writes = config.mode == "kernel"
-    params = [_param(name, value, writes) for name, value in zip(graph.params, signature.args)]
+    params = [_param(name, value, writes) for name, value in zip(graph.params, signature.args, strict=True)]
     result = signature.result
     items: tuple[Value, ...]
     if isinstance(result, TupleOf):
@@ -119,8 +131,12 @@ def _graph(plan: GraphPlan) -> dict[str, object]:
 def render_entry(package: str, plan: BuildPlan) -> str:
     graphs = [_graph(graph) for graph in plan.graphs]
     ndims = sorted(
-        {p["ndim"] for g in graphs for p in g["params"] if p["kind"] == "array"}  # type: ignore[index, union-attr]
-        | {r["ndim"] for g in graphs for r in g["results"] if "ndim" in r}  # type: ignore[index, union-attr, operator]
+        {
+            value.ndim
+            for graph in plan.graphs
+            for value in (*graph.graph.config.signature.args, *graph.graph.config.signature.results)
+            if isinstance(value, Array)
+        }
     )
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
     return render(

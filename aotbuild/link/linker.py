@@ -29,7 +29,6 @@ class LinkResult:
     size: int
 
 
-
 def runtime_objects(toolchain: Toolchain, cache_dir: Path) -> list[Path]:
     """numba's runtime (helpers and allocator) compiled once per toolchain and numba version."""
     import numba
@@ -47,7 +46,9 @@ def runtime_objects(toolchain: Toolchain, cache_dir: Path) -> list[Path]:
         if not cached.exists():
             with tempfile.TemporaryDirectory(prefix="aotbuild-runtime-") as work:
                 built = toolchain.compile(
-                    source, Path(work), extra=["-w"],
+                    source,
+                    Path(work),
+                    extra=["-w"],
                     prefix_maps={numba_dir: "numba", template_dir(): "aotbuild/templates"},
                 )
                 atomic_write(cached, built.read_bytes())
@@ -91,7 +92,8 @@ def link_extension(
     entry_source = work_dir / "c" / "_native.c"
     atomic_write(entry_source, render_entry(package, plan).encode())
     entry_object = toolchain.compile(
-        entry_source, work_dir / "c",
+        entry_source,
+        work_dir / "c",
         prefix_maps={numba_source_dir(): "numba", work_dir.resolve(): "."},
     )
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -43,7 +43,12 @@ def include_dirs() -> list[str]:
     import numpy as np
 
     numba_dir = numba_source_dir()
-    return [str(numba_dir), str(numba_dir / "core" / "runtime"), np.get_include(), sysconfig.get_paths()["include"]]
+    return [
+        str(numba_dir),
+        str(numba_dir / "core" / "runtime"),
+        np.get_include(),
+        sysconfig.get_paths()["include"],
+    ]
 
 
 def _clean(command: list[str]) -> list[str]:
@@ -70,7 +75,7 @@ class Toolchain:
 
         compiler = new_compiler()
         customize_compiler(compiler)
-        for attribute in compiler.executables:  # C and C++ compilers and linkers alike
+        for attribute in compiler.executables:  # type: ignore[attr-defined]  # C, C++, linkers
             command = getattr(compiler, attribute, None)
             if isinstance(command, list):
                 setattr(compiler, attribute, _clean(command))
@@ -85,7 +90,14 @@ class Toolchain:
         parts += COMMON_FLAGS
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
-    def compile(self, source: Path, output_dir: Path, *, extra: list[str] | None = None, prefix_maps: dict[Path, str] | None = None) -> Path:
+    def compile(
+        self,
+        source: Path,
+        output_dir: Path,
+        *,
+        extra: list[str] | None = None,
+        prefix_maps: dict[Path, str] | None = None,
+    ) -> Path:
         """Compile one C or C++ source into ``output_dir``; returns the object's path."""
         from distutils.errors import CompileError as DistutilsCompileError
 
@@ -98,7 +110,9 @@ class Toolchain:
             os.chdir(source.parent)
             try:
                 objects = self.compiler.compile(  # type: ignore[attr-defined]
-                    [source.name], output_dir=str(output_dir), include_dirs=include_dirs(),
+                    [source.name],
+                    output_dir=str(output_dir),
+                    include_dirs=include_dirs(),
                     extra_postargs=flags,
                 )
             except DistutilsCompileError as exc:
@@ -113,7 +127,9 @@ class Toolchain:
 
         try:
             self.compiler.link_shared_object(  # type: ignore[attr-defined]
-                [str(o) for o in objects], str(output), target_lang="c++",
+                [str(o) for o in objects],
+                str(output),
+                target_lang="c++",
                 extra_postargs=["-Wl,--gc-sections", "-Wl,--as-needed"],
             )
         except DistutilsLinkError as exc:

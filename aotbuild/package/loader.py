@@ -33,7 +33,13 @@ def _annotation(value: Value, argument: bool) -> str:
         return scalar
     kind = np.dtype(value.dtype).kind
     python = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[kind]
-    base = {"b": "np.bool_", "i": "np.integer[Any]", "u": "np.integer[Any]", "f": "np.floating[Any]", "c": "np.number[Any]"}[kind]
+    base = {
+        "b": "np.bool_",
+        "i": "np.integer[Any]",
+        "u": "np.integer[Any]",
+        "f": "np.floating[Any]",
+        "c": "np.number[Any]",
+    }[kind]
     return f"{python} | {base}"
 
 
@@ -51,7 +57,10 @@ def render_stub(project: ProjectConfig, plan: BuildPlan) -> str:
     for graph_plan in plan.graphs:
         graph = graph_plan.graph
         signature = graph.config.signature
-        params = [f"{name}: {_annotation(value, True)}" for name, value in zip(graph.params, signature.args)]
+        params = [
+            f"{name}: {_annotation(value, True)}"
+            for name, value in zip(graph.params, signature.args, strict=True)
+        ]
         doc = graph_doc(graph_plan).split("--\n\n", 1)[1].replace('"""', "'''")
         doc = "\n".join(("    " + line).rstrip() for line in doc.splitlines()).lstrip()
         graphs.append(

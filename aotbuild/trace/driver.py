@@ -34,8 +34,7 @@ _NUMPY_DIR = Path(np.__file__).resolve().parent
 
 @contextlib.contextmanager
 def project_imports(root: Path) -> Iterator[None]:
-    """The project folder first on ``sys.path``; modules of the same name imported earlier
-    from elsewhere (another project in the same process) are set aside while it is."""
+    """The project folder first on ``sys.path`` while the build imports the user's modules."""
     root = root.resolve()
     sys.path.insert(0, str(root))
     try:
@@ -46,6 +45,8 @@ def project_imports(root: Path) -> Iterator[None]:
 
 
 def _forget_foreign(module_name: str, root: Path) -> None:
+    """Drop a module of that name imported earlier from elsewhere (another project built in the
+    same process), so the project's own module is imported."""
     top = module_name.split(".")[0]
     existing = sys.modules.get(top)
     filename = getattr(existing, "__file__", None)
@@ -66,14 +67,11 @@ def import_function(config: GraphConfig, project: ProjectConfig) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             raise ConfigError(
-                f"{where} cannot import module {module_name!r} from {display_path(project.root)} "
-                f"({exc})"
+                f"{where} cannot import module {module_name!r} from {display_path(project.root)} ({exc})"
             ) from None
         raise ConfigError(f"{where} importing {module_name!r} failed: {exc}") from None
     except Exception as exc:
-        raise ConfigError(
-            f"{where} importing {module_name!r} raised {type(exc).__name__}: {exc}"
-        ) from None
+        raise ConfigError(f"{where} importing {module_name!r} raised {type(exc).__name__}: {exc}") from None
     value: Any = module
     for part in qualname.split("."):
         if not hasattr(value, part):
@@ -97,7 +95,8 @@ def parameter_names(config: GraphConfig, function: Any, project: ProjectConfig) 
         raise ConfigError(f"{where} cannot read the parameters of {config.function!r}") from None
     declared = len(config.signature.args)
     positional = [
-        p for p in parameters
+        p
+        for p in parameters
         if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     ]
     if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in parameters):
@@ -148,10 +147,9 @@ def _check_result(config: GraphConfig, outputs: list[Node], where: str) -> None:
     expected = declared.items if isinstance(declared, TupleOf) else (declared,)
     if len(expected) != len(outputs):
         raise TraceError(
-            f"{where} the function returns {len(outputs)} value(s) but the signature declares "
-            f"{declared}"
+            f"{where} the function returns {len(outputs)} value(s) but the signature declares {declared}"
         )
-    for index, (want, node) in enumerate(zip(expected, outputs)):
+    for index, (want, node) in enumerate(zip(expected, outputs, strict=True)):
         got = node.type
         label = f"result {index}" if len(outputs) > 1 else "the result"
         ok = False
@@ -175,9 +173,7 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
             f"{where} a traced graph must return values; functions that only write into their "
             f"arguments are kernels ({KERNEL_HINT})"
         )
-    tracers = [
-        Tracer(Operand(Node.make(Argument(i, t)))) for i, t in enumerate(config.signature.args)
-    ]
+    tracers = [Tracer(Operand(Node.make(Argument(i, t)))) for i, t in enumerate(config.signature.args)]
     try:
         with _symbolic_len(), np.errstate(all="ignore"):
             result = _python_function(function)(*tracers)
@@ -203,7 +199,11 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
 
 
 def kernel_graph(
-    config: GraphConfig, function: Any, params: tuple[str, ...], analyser: KernelAnalyser, project: ProjectConfig
+    config: GraphConfig,
+    function: Any,
+    params: tuple[str, ...],
+    analyser: KernelAnalyser,
+    project: ProjectConfig,
 ) -> Graph:
     where = f"{display_path(project.path)}: [graphs.{config.name}]"
     try:

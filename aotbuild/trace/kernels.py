@@ -9,14 +9,7 @@ for each helper; the stand-in types the helper in turn (recursively) and records
 
 from __future__ import annotations
 
-import ast
-import builtins
-import dis
 import hashlib
-import importlib
-import inspect
-import sysconfig
-import textwrap
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -24,11 +17,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..compile.compiler import CompileFlags
 from ..errors import KernelError
 from ..types import Array, Result, Scalar, Signature, TupleOf, Value
+from .lifting import FunctionInfo, function_info, python_function
 
 
 @dataclass(frozen=True)
@@ -81,239 +73,6 @@ class KernelUnit:
 
 
 # ---------------------------------------------------------------------------------------------
-# What a function's source and globals are
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _FunctionInfo:
-    function: types.FunctionType
-    name: str
-    qualname: str
-    source: str
-    origin_file: str
-    origin_line: int
-    imports: list[str]
-    constants: list[str]
-    helpers: dict[str, Any]
-    flags: CompileFlags
-
-
-def _python_function(value: Any) -> types.FunctionType | None:
-    """The Python function behind ``value`` (a numba dispatcher's ``py_func``), if any."""
-    from numba.core.dispatcher import Dispatcher
-
-    if isinstance(value, Dispatcher):
-        return value.py_func
-    if isinstance(value, types.FunctionType):
-        return value
-    return None
-
-
-def _flags_of(value: Any) -> CompileFlags:
-    """numba options that change code, from a dispatcher's ``targetoptions``."""
-    options = getattr(value, "targetoptions", {}) or {}
-    if options.get("parallel"):
-        raise KernelError(
-            f"`{value.__name__}` uses parallel=True, which needs numba's threading layer at run "
-            "time; aotbuild packages run without numba"
-        )
-    return CompileFlags(
-        error_model=options.get("error_model") or "python",
-        fastmath=bool(options.get("fastmath")),
-        boundscheck=bool(options.get("boundscheck")),
-    )
-
-
-def _library_paths() -> list[Path]:
-    keys = ("stdlib", "platstdlib", "purelib", "platlib")
-    return [Path(p).resolve() for p in {sysconfig.get_paths()[k] for k in keys}]
-
-
-def _is_library_module(module: types.ModuleType, root: Path) -> bool:
-    filename = getattr(module, "__file__", None)
-    if filename is None:
-        return True  # built into the interpreter
-    path = Path(filename).resolve()
-    if path.is_relative_to(root):
-        return False
-    return any(path.is_relative_to(lib) for lib in _library_paths())
-
-
-def _origin_file(function: types.FunctionType, root: Path) -> str:
-    filename = inspect.getsourcefile(function)
-    if filename is not None:
-        path = Path(filename).resolve()
-        if path.is_relative_to(root):
-            return path.relative_to(root).as_posix()
-    module = function.__module__.replace(".", "/")
-    return f"{module}.py"
-
-
-def _source(function: types.FunctionType) -> tuple[str, int]:
-    """The ``def`` of ``function`` without decorators, and the line it starts on."""
-    try:
-        lines, first_line = inspect.getsourcelines(function)
-    except (OSError, TypeError):
-        raise KernelError(
-            f"cannot read the source of `{function.__qualname__}`; kernels and their helpers "
-            "must be defined in a .py file"
-        ) from None
-    text = textwrap.dedent("".join(lines))
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        raise KernelError(f"cannot parse the source of `{function.__qualname__}`") from None
-    node = tree.body[0] if tree.body else None
-    if not isinstance(node, ast.FunctionDef) or node.name != function.__name__:
-        raise KernelError(
-            f"`{function.__qualname__}` is not a plain `def` function (lambdas and "
-            "generated functions cannot be kernels)"
-        )
-    source_lines = text.splitlines()[node.lineno - 1 : node.end_lineno]
-    return "\n".join(source_lines) + "\n", first_line + node.lineno - 1
-
-
-def _global_names(code: types.CodeType) -> list[str]:
-    """Names a code object (and the code nested in it) loads as globals, in first-use order."""
-    names: list[str] = []
-    for instruction in dis.get_instructions(code):
-        if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and instruction.argval not in names:
-            names.append(instruction.argval)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names.extend(name for name in _global_names(const) if name not in names)
-    return names
-
-
-_CONSTANT_TYPES = (bool, int, float, complex, str, type(None), np.generic, np.ndarray)
-
-
-def _constant_text(value: Any) -> str | None:
-    """Source text reproducing a constant exactly, or None if ``value`` is not a constant."""
-    from ..codegen.literals import constant_literal
-
-    if isinstance(value, tuple):
-        items = [_constant_text(item) for item in value]
-        if any(item is None for item in items):
-            return None
-        return "(" + "".join(f"{item}, " for item in items).rstrip(" ") + ")"
-    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
-        return repr(value)
-    if isinstance(value, float):
-        if value != value:
-            return 'float("nan")'
-        if value in (float("inf"), float("-inf")):
-            return f'float("{value}")'
-        return repr(value)
-    if isinstance(value, complex):
-        return f"complex({_constant_text(value.real)}, {_constant_text(value.imag)})"
-    if isinstance(value, (np.generic, np.ndarray)):
-        return constant_literal(np.asarray(value))
-    if isinstance(value, np.dtype):
-        return f"np.dtype({value.name!r})"
-    return None
-
-
-def _import_text(name: str, value: Any) -> str | None:
-    """An import statement binding ``name`` to the library object ``value``, if one exists."""
-    module_name = getattr(value, "__module__", None)
-    attribute = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
-    candidates = []
-    if module_name and attribute and "." not in attribute:
-        candidates.append((module_name, attribute))
-    candidates += [(library, name) for library in ("numpy", "numba", "math", "cmath", "numba.core.types")]
-    for module_name, attribute in candidates:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        if getattr(module, attribute, None) is value:
-            alias = "" if attribute == name else f" as {name}"
-            return f"from {module_name} import {attribute}{alias}"
-    return None
-
-
-def _numba_knows(value: Any) -> bool:
-    from numba.core.registry import cpu_target
-
-    try:
-        cpu_target.typing_context.resolve_value_type(value)
-    except Exception:
-        return False
-    return True
-
-
-def _function_info(function: Any, root: Path) -> _FunctionInfo:
-    python = _python_function(function)
-    if python is None:
-        raise KernelError(f"{function!r} is not a Python function")
-    source, line = _source(python)
-    qualname = f"{python.__module__}.{python.__qualname__}"
-    imports: list[str] = []
-    constants: list[str] = []
-    helpers: dict[str, Any] = {}
-    closure = dict(zip(python.__code__.co_freevars, python.__closure__ or ()))
-    names = list(python.__code__.co_freevars) + [
-        n for n in _global_names(python.__code__) if n not in closure
-    ]
-    for name in names:
-        if name in closure:
-            try:
-                value = closure[name].cell_contents
-            except ValueError:
-                raise KernelError(f"`{qualname}` uses `{name}` before it is assigned") from None
-        elif name in python.__globals__:
-            value = python.__globals__[name]
-        elif hasattr(builtins, name):
-            continue
-        else:
-            continue  # numba reports the undefined name with its location
-        if isinstance(value, types.ModuleType):
-            if not _is_library_module(value, root):
-                raise KernelError(
-                    f"`{qualname}` uses the module `{name}` ({value.__name__}); import the "
-                    f"functions it needs by name (`from {value.__name__} import ...`) so "
-                    "aotbuild can compile them as helpers"
-                )
-            alias = "" if value.__name__ == name else f" as {name}"
-            imports.append(f"import {value.__name__}{alias}")
-            continue
-        helper = _python_function(value)
-        if helper is not None and (helper is not value or not _numba_knows(value)):
-            helpers[name] = value
-            continue
-        text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype)) else None
-        if text is not None:
-            if "np." in text and "np" not in names:
-                imports.append("import numpy as np")
-            constants.append(f"{name} = {text}")
-            continue
-        statement = _import_text(name, value)
-        if statement is None and isinstance(value, type) and issubclass(value, BaseException):
-            statement = f"from {value.__module__} import {value.__qualname__} as {name}"
-        if statement is None:
-            raise KernelError(
-                f"`{qualname}` uses the global `{name}` ({type(value).__name__}), which aotbuild "
-                "cannot lift into a generated module; pass it as an argument or make it a "
-                "module-level constant, import or function"
-            )
-        imports.append(statement)
-    return _FunctionInfo(
-        function=python,
-        name=python.__name__,
-        qualname=qualname,
-        source=source,
-        origin_file=_origin_file(python, root),
-        origin_line=line,
-        imports=sorted(set(imports)),
-        constants=constants,
-        helpers=helpers,
-        flags=_flags_of(function),
-    )
-
-
-# ---------------------------------------------------------------------------------------------
 # Typing with stand-ins for the helpers
 # ---------------------------------------------------------------------------------------------
 
@@ -322,7 +81,7 @@ def _compatible(declared: Result, inferred: Result) -> bool:
     """Whether a function inferred to return ``inferred`` may be declared as ``declared``."""
     if isinstance(declared, TupleOf) and isinstance(inferred, TupleOf):
         return len(declared.items) == len(inferred.items) and all(
-            _compatible(d, i) for d, i in zip(declared.items, inferred.items)
+            _compatible(d, i) for d, i in zip(declared.items, inferred.items, strict=True)
         )
     if isinstance(declared, Array) and isinstance(inferred, Array):
         layout_ok = declared.layout == "A" or inferred.layout == "C"
@@ -335,16 +94,16 @@ class KernelAnalyser:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
-        self._infos: dict[int, _FunctionInfo] = {}
+        self._infos: dict[int, FunctionInfo] = {}
         self._units: dict[tuple[int, tuple[Value, ...]], KernelUnit] = {}
         self._in_progress: set[tuple[int, tuple[Value, ...]]] = set()
         self._pending_error: KernelError | None = None
 
-    def _info(self, function: Any) -> _FunctionInfo:
-        python = _python_function(function)
+    def _info(self, function: Any) -> FunctionInfo:
+        python = python_function(function)
         key = id(python)
         if key not in self._infos:
-            self._infos[key] = _function_info(function, self.root)
+            self._infos[key] = function_info(function, self.root)
         return self._infos[key]
 
     def kernel(self, function: Any, signature: Signature) -> KernelUnit:
@@ -393,7 +152,7 @@ class KernelAnalyser:
         self._units[key] = unit
         return unit
 
-    def _infer(self, info: _FunctionInfo, typed: Callable[..., Any], argtypes: tuple[Value, ...]) -> Result:
+    def _infer(self, info: FunctionInfo, typed: Callable[..., Any], argtypes: tuple[Value, ...]) -> Result:
         from numba.core.errors import NumbaError
 
         from ..compile.infer import infer_return_type
@@ -401,9 +160,7 @@ class KernelAnalyser:
         from ..compile.numba_types import UnsupportedType, from_numba, to_numba
 
         try:
-            inferred = infer_return_type(
-                typed, tuple(to_numba(t) for t in argtypes), error_model=info.flags.error_model
-            )
+            inferred = infer_return_type(typed, tuple(to_numba(t) for t in argtypes), info.flags)
         except NumbaError as exc:
             pending, self._pending_error = self._pending_error, None
             if pending is not None:
@@ -420,7 +177,7 @@ class KernelAnalyser:
                 "kernels and helpers may return scalars, arrays, tuples of them, or None"
             ) from None
 
-    def _with_stand_ins(self, info: _FunctionInfo, calls: dict[str, list[KernelUnit]]) -> Callable[..., Any]:
+    def _with_stand_ins(self, info: FunctionInfo, calls: dict[str, list[KernelUnit]]) -> Callable[..., Any]:
         """``info.function`` with every helper replaced by a typing stand-in."""
         python = info.function
         if not info.helpers:
@@ -432,9 +189,11 @@ class KernelAnalyser:
         if python.__closure__:
             closure = tuple(
                 types.CellType(stand_ins[name]) if name in stand_ins else cell
-                for name, cell in zip(python.__code__.co_freevars, python.__closure__)
+                for name, cell in zip(python.__code__.co_freevars, python.__closure__, strict=True)
             )
-        typed = types.FunctionType(python.__code__, new_globals, python.__name__, python.__defaults__, closure)
+        typed = types.FunctionType(
+            python.__code__, new_globals, python.__name__, python.__defaults__, closure
+        )
         typed.__qualname__ = python.__qualname__
         typed.__module__ = python.__module__
         return typed
@@ -442,6 +201,7 @@ class KernelAnalyser:
     def _stand_in(self, name: str, helper: Any, calls: dict[str, list[KernelUnit]]) -> Any:
         from numba.extending import intrinsic
 
+        from ..compile.declare import fixed_arity
         from ..compile.numba_types import UnsupportedType, from_numba, to_numba
 
         helper_info = self._info(helper)
@@ -456,7 +216,10 @@ class KernelAnalyser:
                     "take scalars and arrays"
                 )
             if any(not isinstance(t, (Scalar, Array)) for t in argtypes):
-                return self._fail(f"`{helper_info.qualname}` is called with a tuple argument; helpers take scalars and arrays")
+                return self._fail(
+                    f"`{helper_info.qualname}` is called with a tuple argument; "
+                    "helpers take scalars and arrays"
+                )
             try:
                 unit = self._unit(helper, argtypes)  # type: ignore[arg-type]
             except KernelError as exc:
@@ -470,14 +233,7 @@ class KernelAnalyser:
         def _never_lowered(*args: Any) -> Any:  # typing only: code is generated from modules
             raise AssertionError("typing stand-ins are never lowered")
 
-        params = ", ".join(f"arg{i}" for i in range(arity))
-        namespace: dict[str, Any] = {"typing": typing}
-        exec(
-            f"def {name}(typingctx{', ' if params else ''}{params}):\n"
-            f"    return typing(typingctx{', ' if params else ''}{params})\n",
-            namespace,
-        )
-        return intrinsic(namespace[name])
+        return intrinsic(fixed_arity(name, arity, typing))
 
     def _fail(self, message: str) -> None:
         """Remember a helper problem; numba's own error is replaced by it."""
@@ -498,4 +254,3 @@ def _prepare_numba() -> None:
         cpu_target.target_context.refresh()
         cpu_target.typing_context.refresh()
         _numba_prepared = True
-

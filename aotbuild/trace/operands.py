@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import TraceError
 from ..graph import Constant, ConstValue, Node
-from ..types import SUPPORTED_DTYPES
+from ..types import SUPPORTED_DTYPES, Array, Scalar, Value
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,18 @@ class Operand:
     python_type: type | None = None
 
     @property
+    def value_type(self) -> Value:
+        value = self.node.type
+        assert isinstance(value, (Scalar, Array)), value
+        return value
+
+    @property
     def dtype(self) -> np.dtype:
-        return np.dtype(getattr(self.node.type, "dtype"))
+        return np.dtype(self.value_type.dtype)
 
     @property
     def ndim(self) -> int:
-        return int(getattr(self.node.type, "ndim", 0))
+        return self.value_type.ndim
 
     @property
     def resolution_dtype(self) -> np.dtype | type:
@@ -59,7 +66,7 @@ def check_dtype(dtype: np.dtype, what: str) -> None:
         )
 
 
-def constant_node(value: object, dtype: np.dtype | str | None = None) -> Node:
+def constant_node(value: object, dtype: npt.DTypeLike | None = None) -> Node:
     const = ConstValue.of(value, dtype)
     check_dtype(np.dtype(const.dtype), f"the constant {value!r}")
     return Node.make(Constant(const))

@@ -7,6 +7,7 @@ does: ``mean`` of integers in float64, of float32 in float32.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,13 @@ from ..graph import Node, Reduce
 from .operands import Operand, as_operand, check_dtype, constant_node
 from .ufuncs import apply_cast, unsupported
 
-_NUMPY_FUNCTION = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "min": np.min, "max": np.max}
+_NUMPY_FUNCTION: dict[str, Callable[..., Any]] = {
+    "sum": np.sum,
+    "prod": np.prod,
+    "mean": np.mean,
+    "min": np.min,
+    "max": np.max,
+}
 
 
 def normalize_axes(axis: object, ndim: int) -> tuple[int, ...]:
@@ -27,9 +34,7 @@ def normalize_axes(axis: object, ndim: int) -> tuple[int, ...]:
     axes: list[int] = []
     for item in items:
         if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
-            raise TraceError(
-                f"axis must be an int or a tuple of ints known at trace time, got {item!r}"
-            )
+            raise TraceError(f"axis must be an int or a tuple of ints known at trace time, got {item!r}")
         value = int(item)
         if not -ndim <= value < ndim:
             raise TraceError(f"axis {value} is out of bounds for array of dimension {ndim}")

@@ -8,6 +8,7 @@ operand is a constant the operation is evaluated now, by NumPy, and becomes a co
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -17,19 +18,25 @@ from .operands import Operand, as_operand, cast_constant, check_dtype, constant_
 
 #: ufuncs with one output that the tracer records (names as ``ufunc.__name__``).
 SUPPORTED_UFUNCS = frozenset(
-    """
-    add subtract multiply divide floor_divide remainder fmod power float_power
-    negative positive absolute fabs sign reciprocal square sqrt cbrt
-    exp exp2 expm1 log log2 log10 log1p logaddexp logaddexp2
-    sin cos tan arcsin arccos arctan arctan2 hypot sinh cosh tanh arcsinh arccosh arctanh
-    deg2rad rad2deg degrees radians floor ceil trunc rint
-    maximum minimum fmax fmin copysign
-    isnan isinf isfinite signbit
-    equal not_equal less less_equal greater greater_equal
-    logical_and logical_or logical_xor logical_not
-    bitwise_and bitwise_or bitwise_xor invert left_shift right_shift
-    conjugate
-    """.split()
+    (
+        # arithmetic
+        *("add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod"),
+        *("power", "float_power", "negative", "positive", "absolute", "fabs", "sign"),
+        *("reciprocal", "square", "sqrt", "cbrt", "conjugate"),
+        # exponents and logarithms
+        *("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "logaddexp", "logaddexp2"),
+        # trigonometry
+        *("sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "hypot"),
+        *("sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"),
+        *("deg2rad", "rad2deg", "degrees", "radians"),
+        # rounding, extrema, floating-point functions
+        *("floor", "ceil", "trunc", "rint", "maximum", "minimum", "fmax", "fmin", "copysign"),
+        *("isnan", "isinf", "isfinite", "signbit"),
+        # comparisons and logic
+        *("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"),
+        *("logical_and", "logical_or", "logical_xor", "logical_not"),
+        *("bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"),
+    )
 )
 
 KERNEL_HINT = 'declare the graph with mode = "kernel" to compile the function as written'
@@ -42,7 +49,7 @@ def unsupported(what: str) -> TraceError:
 def _result_operand(node: Node, operands: Sequence[Operand]) -> Operand:
     """Operations among weak operands only stay weak (Python number arithmetic)."""
     if operands and all(op.weak for op in operands):
-        kind = np.dtype(getattr(node.type, "dtype")).kind
+        kind = Operand(node).dtype.kind
         python_type = {"b": None, "i": int, "u": int, "f": float, "c": complex}[kind]
         return Operand(node, weak=python_type is not None, python_type=python_type)
     return Operand(node)
@@ -61,11 +68,13 @@ def _fold(function, operands: Sequence[Operand], out_dtype: np.dtype) -> Operand
     return _result_operand(constant_node(result.astype(out_dtype, copy=False)), operands)
 
 
-def _elementwise(fn: str, operands: list[Operand], in_dtypes: Sequence[np.dtype], out_dtype: np.dtype) -> Operand:
+def _elementwise(
+    fn: str, operands: list[Operand], in_dtypes: Sequence[np.dtype], out_dtype: np.dtype
+) -> Operand:
     check_dtype(out_dtype, f"the result of {fn}")
     cast = [
         cast_constant(op, np.dtype(dt)) if op.constant is not None else op
-        for op, dt in zip(operands, in_dtypes)
+        for op, dt in zip(operands, in_dtypes, strict=True)
     ]
     op = Elementwise(fn, tuple(np.dtype(d).name for d in in_dtypes), np.dtype(out_dtype).name)
     return _result_operand(Node.make(op, tuple(o.node for o in cast)), operands)
@@ -87,7 +96,10 @@ def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, objec
     try:
         loop = ufunc.resolve_dtypes(tuple(op.resolution_dtype for op in operands) + (None,))
     except Exception as exc:  # NumPy's own "no loop" / casting errors
-        types = ", ".join(getattr(t, "name", getattr(t, "__name__", str(t))) for t in (op.resolution_dtype for op in operands))
+        types = ", ".join(
+            getattr(t, "name", getattr(t, "__name__", str(t)))
+            for t in (op.resolution_dtype for op in operands)
+        )
         raise TraceError(f"np.{name}({types}): {exc}") from None
     in_dtypes, out_dtype = loop[: ufunc.nin], loop[-1]
     if all(op.constant is not None for op in operands):
@@ -95,7 +107,7 @@ def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, objec
     return _elementwise(name, operands, in_dtypes, out_dtype)
 
 
-def _weak_probe(op: Operand) -> object:
+def _weak_probe(op: Operand) -> Any:
     """A value NumPy's ``result_type`` treats like ``op``: Python numbers stay weak."""
     if op.weak and op.python_type is not None:
         return op.python_type(0)

@@ -24,7 +24,7 @@ def traced(dtype: str, ndim: int, position: int = 0) -> Tracer:
 def modules():
     x, y = traced("float32", 2), traced("float64", 1, 1)
     return {
-        "power_scalar_exponent": render_elementwise((x ** 0.5).node),
+        "power_scalar_exponent": render_elementwise((x**0.5).node),
         "floor_divide_broadcast": render_elementwise(np.floor_divide(x, y).node),
         "mean_axes": render_reduce(x.mean(axis=1, keepdims=True).node),
         "max_all": render_reduce(np.max(x).node),
@@ -44,7 +44,10 @@ def test_rendering_is_deterministic_and_valid_python() -> None:
 def test_symbols_follow_content() -> None:
     x = traced("float64", 1)
     assert render_elementwise((x * 2.0).node).symbol != render_elementwise((x * 3.0).node).symbol
-    assert render_elementwise((x * 2.0).node).symbol == render_elementwise((traced("float64", 1, 5) * 2.0).node).symbol
+    assert (
+        render_elementwise((x * 2.0).node).symbol
+        == render_elementwise((traced("float64", 1, 5) * 2.0).node).symbol
+    )
 
 
 @pytest.mark.parametrize("name", ["floor_divide_broadcast", "mean_axes"])

@@ -49,16 +49,37 @@ def test_command_line_overrides(tmp_path: Path) -> None:
     [
         (GOOD.replace('name = "demo"', ""), "[package] missing required key 'name'"),
         (GOOD + "nogil = 1\n", "[graphs.f] nogil: expected true or false, got 1"),
-        (GOOD + "sigature = 'x'\n", "[graphs.f] unknown key 'sigature' (expected one of: function, signature, mode, nogil); did you mean 'signature'?"),
+        (
+            GOOD + "sigature = 'x'\n",
+            "[graphs.f] unknown key 'sigature' (expected one of: function, signature, mode, nogil); did you mean 'signature'?",
+        ),
         (GOOD.replace('name = "demo"', 'name = "demo"\ncolour = "red"'), "[package] unknown key 'colour'"),
-        (GOOD.replace("float64(float64[:])", "float64(float64[:)"), "[graphs.f] signature: 'float64(float64[:)': at position 18: expected ',' or ']'"),
-        (GOOD.replace('"model:f"', '"model.f"'), "[graphs.f] function: expected 'module:function', got 'model.f'"),
+        (
+            GOOD.replace("float64(float64[:])", "float64(float64[:)"),
+            "[graphs.f] signature: 'float64(float64[:)': at position 18: expected ',' or ']'",
+        ),
+        (
+            GOOD.replace('"model:f"', '"model.f"'),
+            "[graphs.f] function: expected 'module:function', got 'model.f'",
+        ),
         (GOOD + 'mode = "jit"\n', "[graphs.f] mode: expected one of 'trace', 'kernel', got 'jit'"),
-        (GOOD.replace('name = "demo"', 'name = "my-package"'), "[package] name: package name 'my-package' is not a valid Python identifier"),
-        (GOOD.replace('name = "demo"', 'name = "demo"\ntarget = "skylake"'), "[package] target: unknown target 'skylake'"),
-        (GOOD.replace("[graphs.f]", "[graphs.manifest]"), "would shadow an attribute of the generated package"),
+        (
+            GOOD.replace('name = "demo"', 'name = "my-package"'),
+            "[package] name: package name 'my-package' is not a valid Python identifier",
+        ),
+        (
+            GOOD.replace('name = "demo"', 'name = "demo"\ntarget = "skylake"'),
+            "[package] target: unknown target 'skylake'",
+        ),
+        (
+            GOOD.replace("[graphs.f]", "[graphs.manifest]"),
+            "would shadow an attribute of the generated package",
+        ),
         (GOOD.replace("[graphs.f]", "[graphs._f]"), "would shadow an attribute of the generated package"),
-        (GOOD.replace("[graphs.f]", '[graphs."not valid"]'), "graph name 'not valid' is not a valid Python identifier"),
+        (
+            GOOD.replace("[graphs.f]", '[graphs."not valid"]'),
+            "graph name 'not valid' is not a valid Python identifier",
+        ),
         ("[package]\nname = 'demo'\n", "no graphs declared"),
         (GOOD + "[extra]\n", "unknown table or key 'extra'"),
         ("[package\n", "not valid TOML"),

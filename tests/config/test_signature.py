@@ -11,14 +11,26 @@ from aotbuild.types import NONE, Array, Scalar, Signature, TupleOf
     ("text", "expected"),
     [
         ("float64(float64[:])", Signature((Array("float64", 1, "A"),), Scalar("float64"))),
-        ("f8(f4[:, ::1], i8, b1)", Signature((Array("float32", 2, "C"), Scalar("int64"), Scalar("bool")), Scalar("float64"))),
+        (
+            "f8(f4[:, ::1], i8, b1)",
+            Signature((Array("float32", 2, "C"), Scalar("int64"), Scalar("bool")), Scalar("float64")),
+        ),
         ("boolean(bool_[::1])", Signature((Array("bool", 1, "C"),), Scalar("bool"))),
         ("none(float64[:, :])", Signature((Array("float64", 2, "A"),), NONE)),
         ("void()", Signature((), NONE)),
-        ("Tuple(float64, float64[:])(int32)", Signature((Scalar("int32"),), TupleOf((Scalar("float64"), Array("float64", 1, "A"))))),
-        ("(float64, int64[::1])(uint8)", Signature((Scalar("uint8"),), TupleOf((Scalar("float64"), Array("int64", 1, "C"))))),
+        (
+            "Tuple(float64, float64[:])(int32)",
+            Signature((Scalar("int32"),), TupleOf((Scalar("float64"), Array("float64", 1, "A")))),
+        ),
+        (
+            "(float64, int64[::1])(uint8)",
+            Signature((Scalar("uint8"),), TupleOf((Scalar("float64"), Array("int64", 1, "C")))),
+        ),
         ("(float64,)(c16)", Signature((Scalar("complex128"),), TupleOf((Scalar("float64"),)))),
-        ("  float32 ( float32 [ : , : , :: 1 ] )  ", Signature((Array("float32", 3, "C"),), Scalar("float32"))),
+        (
+            "  float32 ( float32 [ : , : , :: 1 ] )  ",
+            Signature((Array("float32", 3, "C"),), Scalar("float32")),
+        ),
     ],
 )
 def test_parses(text: str, expected: Signature) -> None:
@@ -27,7 +39,11 @@ def test_parses(text: str, expected: Signature) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["float64(float64[:], float64[:], int64[:], float64[:])", "Tuple(float64, float64[:, ::1])(float32[:, :, ::1], int8)", "none(uint64[:])"],
+    [
+        "float64(float64[:], float64[:], int64[:], float64[:])",
+        "Tuple(float64, float64[:, ::1])(float32[:, :, ::1], int8)",
+        "none(uint64[:])",
+    ],
 )
 def test_round_trip(text: str) -> None:
     parsed = parse_signature(text)

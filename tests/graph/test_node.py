@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from aotbuild.graph import Argument, Constant, ConstValue, Elementwise, Node, topological_order
-from aotbuild.types import Array, Scalar
+from aotbuild.types import Array
 
 X = Array("float64", 1, "A")
 
@@ -61,7 +61,9 @@ def test_keys_are_the_same_in_every_process() -> None:
     keys = set()
     for seed in ("0", "1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        result = subprocess.run([sys.executable, "-c", KEY_SCRIPT], env=env, capture_output=True, text=True, check=True)
+        result = subprocess.run(
+            [sys.executable, "-c", KEY_SCRIPT], env=env, capture_output=True, text=True, check=True
+        )
         keys.add(result.stdout.strip())
     assert len(keys) == 1
     assert len(keys.pop()) == 64

@@ -12,7 +12,7 @@ from aotbuild.config.signature import parse_signature
 from aotbuild.errors import KernelError
 from aotbuild.trace.kernels import KernelAnalyser
 
-SOURCE = '''
+SOURCE = """
 import math
 import numpy as np
 from numba import njit
@@ -60,7 +60,7 @@ def returns_list(x):
 @njit(parallel=True)
 def parallel(x):
     return x.sum()
-'''
+"""
 
 
 @pytest.fixture()
@@ -105,8 +105,16 @@ def test_declared_result_must_match(module) -> None:
 @pytest.mark.parametrize(
     ("function", "signature", "message"),
     [
-        ("uses_module", "float64(float64[:])", r"uses the module `mod` \(mod\); import the functions it needs by name"),
-        ("uses_dict", "float64(float64[:])", r"uses the global `SETTINGS` \(dict\), which aotbuild cannot lift"),
+        (
+            "uses_module",
+            "float64(float64[:])",
+            r"uses the module `mod` \(mod\); import the functions it needs by name",
+        ),
+        (
+            "uses_dict",
+            "float64(float64[:])",
+            r"uses the global `SETTINGS` \(dict\), which aotbuild cannot lift",
+        ),
         ("recursive", "int64(int64)", r"calls itself .* recursive helpers are not supported"),
         ("returns_list", "float64(float64[:])", r"returns list\(float64\)"),
         ("parallel", "float64(float64[:])", r"parallel=True"),

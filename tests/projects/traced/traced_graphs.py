@@ -11,7 +11,9 @@ WEIGHTS = np.linspace(0.5, 2.0, 6)
 
 def reductions(x):
     """Every reduction along several axes, with and without keepdims (x is 3-d)."""
-    return tuple(getattr(np, kind)(x, axis=axis, keepdims=keepdims) for kind in KINDS for axis, keepdims in AXES)
+    return tuple(
+        getattr(np, kind)(x, axis=axis, keepdims=keepdims) for kind in KINDS for axis, keepdims in AXES
+    )
 
 
 def methods(x):

@@ -38,18 +38,42 @@ def binary(x, y):
 def operators(x, y):
     """Python operators, reflected ones and NumPy-2 scalar promotion."""
     return (
-        x + y, x - y, x * y, x / y, -x, +x, abs(x), x < y, x >= y, x == y, x != y,
-        2 + x, 2.5 * x, 1 - x, 3.0 / x, x * np.float64(2.0), np.float32(3.0) * x,
-        x ** 2, x ** 0.5, x ** -1.0, x ** 1, x ** 0, 2.0 ** x,
+        x + y,
+        x - y,
+        x * y,
+        x / y,
+        -x,
+        +x,
+        abs(x),
+        x < y,
+        x >= y,
+        x == y,
+        x != y,
+        2 + x,
+        2.5 * x,
+        1 - x,
+        3.0 / x,
+        x * np.float64(2.0),
+        np.float32(3.0) * x,
+        x**2,
+        x**0.5,
+        x**-1.0,
+        x**1,
+        x**0,
+        2.0**x,
     )
 
 
 def integer_power(x, y):
-    return x ** y, x ** 2, 3 ** y
+    return x**y, x**2, 3**y
 
 
 def where_and_cast(x, y):
     return (
-        np.where(x > y, x, y), np.where(x > 0, x, 0.0), np.where(x > 0, 1, 0),
-        x.astype(np.float32), x.astype(np.int32), (x > 0).astype(np.float64),
+        np.where(x > y, x, y),
+        np.where(x > 0, x, 0.0),
+        np.where(x > 0, 1, 0),
+        x.astype(np.float32),
+        x.astype(np.int32),
+        (x > 0).astype(np.float64),
     )

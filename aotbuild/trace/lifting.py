@@ -1,0 +1,257 @@
+"""What a kernel's module needs from its function: its source and its globals, lifted.
+
+A kernel's generated module must alone determine its compiled code, so every global the function
+uses is classified: library modules and objects become imports, constants become literals, and
+functions of the user's (plain or ``@njit``) become helpers, compiled as Ops of their own.
+Anything else is refused with a message saying what to do.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dis
+import importlib
+import inspect
+import sysconfig
+import textwrap
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..compile.compiler import CompileFlags
+from ..errors import KernelError
+
+
+@dataclass
+class FunctionInfo:
+    """A function's source, where it was written, and its globals sorted into kinds."""
+
+    function: types.FunctionType
+    name: str
+    qualname: str
+    source: str
+    origin_file: str
+    origin_line: int
+    imports: list[str]
+    constants: list[str]
+    helpers: dict[str, Any]
+    flags: CompileFlags
+
+
+def python_function(value: Any) -> types.FunctionType | None:
+    """The Python function behind ``value`` (a numba dispatcher's ``py_func``), if any."""
+    from numba.core.dispatcher import Dispatcher
+
+    if isinstance(value, Dispatcher):
+        return value.py_func
+    if isinstance(value, types.FunctionType):
+        return value
+    return None
+
+
+def _flags_of(value: Any) -> CompileFlags:
+    """numba options that change code, from a dispatcher's ``targetoptions``."""
+    options = getattr(value, "targetoptions", {}) or {}
+    if options.get("parallel"):
+        raise KernelError(
+            f"`{value.__name__}` uses parallel=True, which needs numba's threading layer at run "
+            "time; aotbuild packages run without numba"
+        )
+    return CompileFlags(
+        error_model=options.get("error_model") or "python",
+        fastmath=bool(options.get("fastmath")),
+        boundscheck=bool(options.get("boundscheck")),
+    )
+
+
+def _library_paths() -> list[Path]:
+    keys = ("stdlib", "platstdlib", "purelib", "platlib")
+    return [Path(p).resolve() for p in {sysconfig.get_paths()[k] for k in keys}]
+
+
+def _is_library_module(module: types.ModuleType, root: Path) -> bool:
+    filename = getattr(module, "__file__", None)
+    if filename is None:
+        return True  # built into the interpreter
+    path = Path(filename).resolve()
+    if path.is_relative_to(root):
+        return False
+    return any(path.is_relative_to(lib) for lib in _library_paths())
+
+
+def _origin_file(function: types.FunctionType, root: Path) -> str:
+    filename = inspect.getsourcefile(function)
+    if filename is not None:
+        path = Path(filename).resolve()
+        if path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+    module = function.__module__.replace(".", "/")
+    return f"{module}.py"
+
+
+def _source(function: types.FunctionType) -> tuple[str, int]:
+    """The ``def`` of ``function`` without decorators, and the line it starts on."""
+    try:
+        lines, first_line = inspect.getsourcelines(function)
+    except (OSError, TypeError):
+        raise KernelError(
+            f"cannot read the source of `{function.__qualname__}`; kernels and their helpers "
+            "must be defined in a .py file"
+        ) from None
+    text = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        raise KernelError(f"cannot parse the source of `{function.__qualname__}`") from None
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, ast.FunctionDef) or node.name != function.__name__:
+        raise KernelError(
+            f"`{function.__qualname__}` is not a plain `def` function (lambdas and "
+            "generated functions cannot be kernels)"
+        )
+    source_lines = text.splitlines()[node.lineno - 1 : node.end_lineno]
+    return "\n".join(source_lines) + "\n", first_line + node.lineno - 1
+
+
+def _global_names(code: types.CodeType) -> list[str]:
+    """Names a code object (and the code nested in it) loads as globals, in first-use order."""
+    names: list[str] = []
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and instruction.argval not in names:
+            names.append(instruction.argval)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(name for name in _global_names(const) if name not in names)
+    return names
+
+
+_CONSTANT_TYPES = (bool, int, float, complex, str, type(None), np.generic, np.ndarray)
+
+
+def _constant_text(value: Any) -> str | None:
+    """Source text reproducing a constant exactly, or None if ``value`` is not a constant."""
+    from ..codegen.literals import constant_literal
+
+    if isinstance(value, tuple):
+        items = [_constant_text(item) for item in value]
+        if any(item is None for item in items):
+            return None
+        return "(" + "".join(f"{item}, " for item in items).rstrip(" ") + ")"
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return repr(value)
+    if isinstance(value, float):
+        if value != value:
+            return 'float("nan")'
+        if value in (float("inf"), float("-inf")):
+            return f'float("{value}")'
+        return repr(value)
+    if isinstance(value, complex):
+        return f"complex({_constant_text(value.real)}, {_constant_text(value.imag)})"
+    if isinstance(value, (np.generic, np.ndarray)):
+        return constant_literal(np.asarray(value))
+    if isinstance(value, np.dtype):
+        return f"np.dtype({value.name!r})"
+    return None
+
+
+def _import_text(name: str, value: Any) -> str | None:
+    """An import statement binding ``name`` to the library object ``value``, if one exists."""
+    module_name = getattr(value, "__module__", None)
+    attribute = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    candidates = []
+    if module_name and attribute and "." not in attribute:
+        candidates.append((module_name, attribute))
+    candidates += [(library, name) for library in ("numpy", "numba", "math", "cmath", "numba.core.types")]
+    for module_name, attribute in candidates:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        if getattr(module, attribute, None) is value:
+            alias = "" if attribute == name else f" as {name}"
+            return f"from {module_name} import {attribute}{alias}"
+    return None
+
+
+def _numba_knows(value: Any) -> bool:
+    from numba.core.registry import cpu_target
+
+    try:
+        cpu_target.typing_context.resolve_value_type(value)
+    except Exception:
+        return False
+    return True
+
+
+def function_info(function: Any, root: Path) -> FunctionInfo:
+    """Read ``function`` (a Python function or numba dispatcher) and classify its globals."""
+    python = python_function(function)
+    if python is None:
+        raise KernelError(f"{function!r} is not a Python function")
+    source, line = _source(python)
+    qualname = f"{python.__module__}.{python.__qualname__}"
+    imports: list[str] = []
+    constants: list[str] = []
+    helpers: dict[str, Any] = {}
+    closure = dict(zip(python.__code__.co_freevars, python.__closure__ or (), strict=True))
+    names = list(python.__code__.co_freevars) + [
+        n for n in _global_names(python.__code__) if n not in closure
+    ]
+    for name in names:
+        if name in closure:
+            try:
+                value = closure[name].cell_contents
+            except ValueError:
+                raise KernelError(f"`{qualname}` uses `{name}` before it is assigned") from None
+        elif name in python.__globals__:
+            value = python.__globals__[name]
+        elif hasattr(builtins, name):
+            continue
+        else:
+            continue  # numba reports the undefined name with its location
+        if isinstance(value, types.ModuleType):
+            if not _is_library_module(value, root):
+                raise KernelError(
+                    f"`{qualname}` uses the module `{name}` ({value.__name__}); import the "
+                    f"functions it needs by name (`from {value.__name__} import ...`) so "
+                    "aotbuild can compile them as helpers"
+                )
+            alias = "" if value.__name__ == name else f" as {name}"
+            imports.append(f"import {value.__name__}{alias}")
+            continue
+        helper = python_function(value)
+        if helper is not None and (helper is not value or not _numba_knows(value)):
+            helpers[name] = value
+            continue
+        text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype)) else None
+        if text is not None:
+            if "np." in text and "np" not in names:
+                imports.append("import numpy as np")
+            constants.append(f"{name} = {text}")
+            continue
+        statement = _import_text(name, value)
+        if statement is None and isinstance(value, type) and issubclass(value, BaseException):
+            statement = f"from {value.__module__} import {value.__qualname__} as {name}"
+        if statement is None:
+            raise KernelError(
+                f"`{qualname}` uses the global `{name}` ({type(value).__name__}), which aotbuild "
+                "cannot lift into a generated module; pass it as an argument or make it a "
+                "module-level constant, import or function"
+            )
+        imports.append(statement)
+    return FunctionInfo(
+        function=python,
+        name=python.__name__,
+        qualname=qualname,
+        source=source,
+        origin_file=_origin_file(python, root),
+        origin_line=line,
+        imports=sorted(set(imports)),
+        constants=constants,
+        helpers=helpers,
+        flags=_flags_of(function),
+    )
