@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import linecache
-import os
 import re
 import sys
 import types
@@ -29,9 +28,6 @@ from typing import Any
 from ..errors import CompileError
 from ..types import Signature
 from .target import Target
-
-# numba picks Intel SVML up when installed; objects built with it need libsvml at run time.
-os.environ["NUMBA_DISABLE_INTEL_SVML"] = "1"
 
 #: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
 SOURCE_DIRECTIVE = re.compile(r"^# aotbuild: source (?P<file>\S+):(?P<line>\d+)\s*$", re.M)
