@@ -13,3 +13,12 @@ __version__ = "0.1.0"
 # time. numba reads this when it is first imported, which may be by the user's own modules while
 # they are traced: so it is set as soon as aotbuild is imported (the compile stage checks it).
 os.environ["NUMBA_DISABLE_INTEL_SVML"] = "1"
+
+
+def __getattr__(name: str) -> object:
+    # ``aotbuild.subgraph`` without importing the tracer when only the command line is used.
+    if name == "subgraph":
+        from .trace.subgraph import subgraph
+
+        return subgraph
+    raise AttributeError(f"module 'aotbuild' has no attribute {name!r}")

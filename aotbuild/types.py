@@ -72,6 +72,9 @@ class Array:
         if self.layout not in LAYOUTS:
             raise ValueError(f"unsupported layout {self.layout!r}")
 
+    def with_layout(self, layout: Literal["A", "C"]) -> Array:
+        return Array(self.dtype, self.ndim, layout)
+
     def __str__(self) -> str:
         dims = [":"] * self.ndim
         if self.layout == "C":

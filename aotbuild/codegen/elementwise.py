@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ..graph import Elementwise, Node
-from ..types import Array, Signature
+from ..types import Array
 from .module import OpModule, template_op
 from .scalar import load_expression, scalar_expression
-from .slots import constants, input_slots, parameters
+from .slots import input_slots
 from .templates import render
 
 
@@ -36,18 +36,16 @@ def render_elementwise(node: Node) -> OpModule:
     scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
     body, helpers = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs)
 
-    params = parameters(slots)
     title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {result}"
     return template_op(
         "ops/elementwise.py.j2",
+        node,
+        slots,
         name=op.fn,
         title=title,
-        signature=Signature(tuple(s.type for s in params), result),
         out_dtype=op.out_dtype,
-        constants=constants(slots),
         helpers=[render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip() for h in helpers],
         ndim=ndim,
-        params=[s.name for s in params],
         extents=extents,
         steps=steps,
         indices=[f"i{d}" for d in range(ndim)],

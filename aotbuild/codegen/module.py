@@ -5,9 +5,14 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..compile.compiler import CompileFlags
 from ..types import Signature
+
+if TYPE_CHECKING:
+    from ..graph import Node
+    from .slots import Slot
 
 #: Bump when generated code changes meaning without its text changing (part of cache keys).
 CODEGEN_VERSION = "1"
@@ -59,11 +64,27 @@ class OpModule:
 TRACED_FLAGS = CompileFlags(error_model="numpy")
 
 
-def template_op(template: str, *, name: str, title: str, signature: Signature, **context: object) -> OpModule:
-    """An Op of a traced graph, rendered from ``templates/<template>``; its function is ``op``."""
+def template_op(
+    template: str, node: Node, slots: list[Slot], *, name: str, title: str, **context: object
+) -> OpModule:
+    """An Op of a traced graph, rendered from ``templates/<template>``; its function is ``op``.
+
+    The template gets ``params`` (the inputs passed at run time) and ``constants`` (the inputs
+    lifted into module scope) besides ``context``.
+    """
+    from .slots import constants, parameters
     from .templates import render
 
-    text = render(template, title=title, codegen_version=CODEGEN_VERSION, **context)
+    params = parameters(slots)
+    text = render(
+        template,
+        title=title,
+        codegen_version=CODEGEN_VERSION,
+        params=[slot.name for slot in params],
+        constants=constants(slots),
+        **context,
+    )
+    signature = Signature(tuple(slot.type for slot in params), node.type)  # type: ignore[arg-type]
     return op_module(
         name=name, kind="op", title=title, text=text, function="op", signature=signature, flags=TRACED_FLAGS
     )

@@ -7,10 +7,43 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..graph import Argument, Constant, Dim, Elementwise, Graph, Kernel, Node, Reduce, Size
+from ..graph.array_ops import (
+    ArgSort,
+    BasicIndex,
+    BroadcastTo,
+    Expr,
+    Gather,
+    MaskSelect,
+    Pack,
+    Reshape,
+    Scan,
+    SetGather,
+    SetIndex,
+    SetMask,
+)
+from ..graph.calls import Call, TupleItem
+from ..graph.linalg_ops import Einsum, MatMul
 from .elementwise import render_elementwise
+from .indexing import (
+    render_basic_index,
+    render_gather,
+    render_mask,
+    render_set_gather,
+    render_set_index,
+    render_set_mask,
+)
 from .kernel import render_kernel
+from .linalg import render_einsum, render_matmul
 from .literals import constant_literal
 from .module import CODEGEN_VERSION, TRACED_FLAGS, OpModule, op_module
+from .movement import (
+    render_argsort,
+    render_broadcast_to,
+    render_expression,
+    render_pack,
+    render_reshape,
+    render_scan,
+)
 from .reduce import render_reduce
 from .templates import render
 
@@ -49,6 +82,8 @@ class _Planner:
                 for rendered in render_kernel(op.unit, self.kernels):
                     self.add(rendered)
                 module = self.kernels[op.unit.key]
+            elif isinstance(op, Call):
+                module = self.add(_entry(op.graph, self, kind="subgraph"))
             else:
                 module = self.add(_RENDERERS[type(op)](node))
             self.by_node[node.key] = module
@@ -58,11 +93,25 @@ class _Planner:
 _RENDERERS: dict[type, Callable[[Node], OpModule]] = {
     Elementwise: render_elementwise,
     Reduce: render_reduce,
+    BasicIndex: render_basic_index,
+    Gather: render_gather,
+    MaskSelect: render_mask,
+    SetIndex: render_set_index,
+    SetGather: render_set_gather,
+    SetMask: render_set_mask,
+    Reshape: render_reshape,
+    BroadcastTo: render_broadcast_to,
+    Pack: render_pack,
+    Expr: render_expression,
+    Scan: render_scan,
+    ArgSort: render_argsort,
+    MatMul: render_matmul,
+    Einsum: render_einsum,
 }
 
 
-def _entry(graph: Graph, planner: _Planner) -> OpModule:
-    """The graph's entry module: its function calls each Op by declaration."""
+def _entry(graph: Graph, planner: _Planner, kind: str = "graph") -> OpModule:
+    """The module of a graph (or subgraph): its function calls each Op by declaration."""
     config = graph.config
     taken = set(graph.params)
     names: dict[str, str] = {}
@@ -98,6 +147,9 @@ def _entry(graph: Graph, planner: _Planner) -> OpModule:
         elif isinstance(op, Size):
             names[node.key] = target = fresh("v")
             statements.append(f"{target} = {value(node.inputs[0])}.size")
+        elif isinstance(op, TupleItem):
+            names[node.key] = target = fresh("v")
+            statements.append(f"{target} = {value(node.inputs[0])}[{op.index}]")
         else:
             module = planner.module_for(node)
             if module.symbol not in declarations:
@@ -122,6 +174,7 @@ def _entry(graph: Graph, planner: _Planner) -> OpModule:
     )
     text = render(
         "ops/graph.py.j2",
+        role="Graph" if kind == "graph" else "Subgraph",
         name=graph.name,
         signature=config.signature_text,
         codegen_version=CODEGEN_VERSION,
@@ -134,9 +187,9 @@ def _entry(graph: Graph, planner: _Planner) -> OpModule:
         result=result,
     )
     return op_module(
-        name=f"graph_{graph.name}",
-        kind="graph",
-        title=f"graph {graph.name}: {config.signature_text}",
+        name=f"{'graph' if kind == 'graph' else 'sub'}_{graph.name}",
+        kind=kind,
+        title=f"{kind} {graph.name if kind == 'graph' else config.function}: {config.signature_text}",
         text=text,
         function=graph.name,
         signature=config.signature,

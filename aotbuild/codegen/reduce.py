@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Node, Reduce
-from ..types import Array, Signature
+from ..types import Array
 from .module import OpModule, template_op
 from .slots import input_slots
 
@@ -18,7 +18,8 @@ _NUMPY_NAMES = {"min": "minimum", "max": "maximum"}
 def render_reduce(node: Node) -> OpModule:
     op = node.op
     assert isinstance(op, Reduce)
-    (slot,) = input_slots(node)
+    slots = input_slots(node)
+    (slot,) = slots
     assert isinstance(slot.type, Array) and not slot.is_constant
     ndim = slot.ndim
     reduced = list(op.axes)
@@ -33,9 +34,10 @@ def render_reduce(node: Node) -> OpModule:
     title = f"{op.kind}({slot.type}, axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
     return template_op(
         "ops/reduce.py.j2",
+        node,
+        slots,
         name=op.kind,
         title=title,
-        signature=Signature((slot.type,), node.type),  # type: ignore[arg-type]
         kind=op.kind,
         numpy_name=_NUMPY_NAMES.get(op.kind, op.kind),
         out_dtype=op.out_dtype,
@@ -50,4 +52,5 @@ def render_reduce(node: Node) -> OpModule:
         scalar_result=not op.keepdims and not kept,
         pairwise=pairwise,
         block=PAIRWISE_BLOCK,
+        wide_dtype="complex128" if np.dtype(op.out_dtype).kind == "c" else "float64",
     )

@@ -55,6 +55,8 @@ def scalar_expression(
 
     if fn == "cast":
         return args[0], []
+    if fn in ("real", "imag"):
+        return f"({args[0]}).{fn}", []
     if fn == "where":
         return f"({args[1]} if {args[0]} else {args[2]})", []
 

@@ -22,6 +22,7 @@ import linecache
 import re
 import sys
 import types
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,18 +176,26 @@ def compile_request(request: CompileRequest) -> CompiledObject:
         library.add_ir_module(nrtdynmod.create_nrt_module(context)[0])
         flags = request.flags.numba_flags()
         try:
-            compile_extra(
-                cpu_target.typing_context,
-                context,
-                function,
-                argtypes,
-                restype,
-                flags,
-                locals={},
-                library=library,
-            )
+            with warnings.catch_warnings():
+                # numba's advice (contiguous arrays, parallel=True...) is not the user's to act on.
+                warnings.simplefilter("ignore", nberrors.NumbaPerformanceWarning)
+                compile_extra(
+                    cpu_target.typing_context,
+                    context,
+                    function,
+                    argtypes,
+                    restype,
+                    flags,
+                    locals={},
+                    library=library,
+                )
         except nberrors.NumbaError as exc:
             raise _compile_error(request, exc) from None
+        except ImportError as exc:
+            # numba needs SciPy to compile linear algebra (BLAS/LAPACK signatures).
+            error = CompileError(f"{exc}: this Op uses BLAS/LAPACK, which need SciPy at build and run time")
+            error.file, error.line = request.filename, 0  # type: ignore[attr-defined]
+            raise error from None
         if request.adapter:
             emit_adapter(context, library, request.symbol, restype, argtypes)
         library.finalize()

@@ -129,7 +129,7 @@ class Elementwise(Op):
 
 @dataclass(frozen=True)
 class Reduce(Op):
-    """A reduction over ``axes`` (sorted, non-negative) of one array.
+    """A reduction (sum, prod, mean, min, max, any, all) over ``axes`` (sorted) of one array.
 
     Elements are cast to ``out_dtype`` and accumulated in it, as NumPy does.
     """

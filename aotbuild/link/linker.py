@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..codegen.plan import BuildPlan
-from ..codegen.templates import template_dir
+from ..codegen.templates import render
 from ..compile.compiler import CompiledObject
 from ..errors import LinkError
 from ..files import atomic_write, write_if_changed
 from .entry import render_entry
+from .linalg import getters
 from .toolchain import Toolchain, numba_source_dir
 
 #: Undefined symbols a finished extension may have: CPython's API and the C/C++ runtime.
@@ -30,27 +31,26 @@ class LinkResult:
 
 
 def runtime_objects(toolchain: Toolchain, cache_dir: Path) -> list[Path]:
-    """numba's runtime (helpers and allocator) compiled once per toolchain and numba version."""
+    """numba's runtime (helpers and allocator), compiled once per toolchain and numba version."""
     import numba
     import numpy as np
 
     numba_dir = numba_source_dir()
-    sources = [template_dir() / "native" / "runtime.c", numba_dir / "core" / "runtime" / "nrt.cpp"]
+    runtime = render("native/runtime.c.j2", getters=list(getters())).encode()
+    sources = [("runtime.c", runtime), ("nrt.cpp", (numba_dir / "core" / "runtime" / "nrt.cpp").read_bytes())]
     objects = []
-    for source in sources:
+    for name, text in sources:
         digest = hashlib.sha256()
-        for part in (toolchain.fingerprint, numba.__version__, np.__version__, source.name):
+        for part in (toolchain.fingerprint, numba.__version__, np.__version__, name):
             digest.update(part.encode() + b"\0")
-        digest.update(source.read_bytes())
-        cached = cache_dir / "runtime" / f"{source.stem}-{digest.hexdigest()[:24]}.o"
+        digest.update(text)
+        cached = cache_dir / "runtime" / f"{Path(name).stem}-{digest.hexdigest()[:24]}.o"
         if not cached.exists():
             with tempfile.TemporaryDirectory(prefix="aotbuild-runtime-") as work:
-                built = toolchain.compile(
-                    source,
-                    Path(work),
-                    extra=["-w"],
-                    prefix_maps={numba_dir: "numba", template_dir(): "aotbuild/templates"},
-                )
+                source = Path(work) / name
+                source.write_bytes(text)
+                prefix_maps = {numba_dir: "numba", Path(work).resolve(): "."}
+                built = toolchain.compile(source, Path(work), extra=["-w"], prefix_maps=prefix_maps)
                 atomic_write(cached, built.read_bytes())
         objects.append(cached)
     return objects

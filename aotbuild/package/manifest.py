@@ -53,6 +53,14 @@ def build_manifest(
             "entry": graph_plan.entry.symbol,
             "ops": list(graph_plan.symbols),
         }
+    from ..link.linalg import entry_points
+
+    blas = entry_points()
+    needs_linalg = [
+        g.graph.name
+        for g in plan.graphs
+        if any(blas.intersection(objects[symbol].needed) for symbol in g.symbols)
+    ]
     ops = {}
     for module in plan.modules:
         obj = objects[module.symbol]
@@ -80,6 +88,10 @@ def build_manifest(
         "ops": ops,
         "order": [module.symbol for module in plan.modules],
         "native": native,
+        "linalg": {
+            "graphs": needs_linalg,
+            "provider": "scipy.linalg.cython_blas, scipy.linalg.cython_lapack" if needs_linalg else None,
+        },
     }
 
 

@@ -7,7 +7,6 @@ source line where tracing stopped, and what to do.
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import importlib
 import inspect
@@ -25,7 +24,9 @@ from ..graph import Argument, Graph, Kernel, Node
 from ..types import Array, NoneType, Result, Scalar, TupleOf
 from .kernels import KernelAnalyser
 from .operands import Operand, as_operand
-from .tracer import Tracer, traced_len
+from .patches import tracing_patches
+from .subgraph import Subgraph, subgraph_session
+from .tracer import Tracer
 from .ufuncs import KERNEL_HINT
 
 _AOTBUILD_DIR = Path(__file__).resolve().parent.parent
@@ -83,6 +84,7 @@ def import_function(config: GraphConfig, project: ProjectConfig) -> Any:
 
 
 def _python_function(value: Any) -> Any:
+    """The function to trace or analyse: a dispatcher's py_func, a subgraph for tracing."""
     return getattr(value, "py_func", value)
 
 
@@ -131,17 +133,6 @@ def _user_location(tb: Any) -> str | None:
     return location
 
 
-@contextlib.contextmanager
-def _symbolic_len() -> Iterator[None]:
-    """``len(tracer)`` is the symbolic first dimension while tracing (``__len__`` must be int)."""
-    original = builtins.len
-    builtins.len = traced_len
-    try:
-        yield
-    finally:
-        builtins.len = original
-
-
 def _check_result(config: GraphConfig, outputs: list[Node], where: str) -> None:
     declared: Result = config.signature.result
     expected = declared.items if isinstance(declared, TupleOf) else (declared,)
@@ -175,7 +166,7 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
         )
     tracers = [Tracer(Operand(Node.make(Argument(i, t)))) for i, t in enumerate(config.signature.args)]
     try:
-        with _symbolic_len(), np.errstate(all="ignore"):
+        with tracing_patches(), np.errstate(all="ignore"):
             result = _python_function(function)(*tracers)
     except AotBuildError as exc:
         location = _user_location(exc.__traceback__)
@@ -206,6 +197,8 @@ def kernel_graph(
     project: ProjectConfig,
 ) -> Graph:
     where = f"{display_path(project.path)}: [graphs.{config.name}]"
+    if isinstance(function, Subgraph):
+        function = function.function
     try:
         unit = analyser.kernel(function, config.signature)
     except KernelError as exc:
@@ -220,11 +213,12 @@ def trace_project(project: ProjectConfig) -> list[Graph]:
     """Every graph of the project, in the order graphs.toml declares them."""
     graphs = []
     analyser = KernelAnalyser(project.root)
-    for config in project.graphs:
-        function = import_function(config, project)
-        params = parameter_names(config, function, project)
-        if config.mode == "kernel":
-            graphs.append(kernel_graph(config, function, params, analyser, project))
-        else:
-            graphs.append(trace_graph(config, function, params, project))
+    with subgraph_session():
+        for config in project.graphs:
+            function = import_function(config, project)
+            params = parameter_names(config, function, project)
+            if config.mode == "kernel":
+                graphs.append(kernel_graph(config, function, params, analyser, project))
+            else:
+                graphs.append(trace_graph(config, function, params, project))
     return graphs

@@ -108,6 +108,28 @@ def _python_int_node(value: int) -> Node:
         raise TraceError(f"the Python integer {value} does not fit in int64") from None
 
 
+def integer_entry(value: object, what: str) -> tuple[int | None, Node | None]:
+    """An integer parameter (a size, an index, a slice bound): known now, or a run-time input.
+
+    Returns ``(value, None)`` for an integer known at trace time and ``(None, node)`` for one
+    computed at run time (from sizes, say).
+    """
+    from .tracer import Tracer
+
+    if isinstance(value, (bool, np.bool_)):
+        raise TraceError(f"{what} must be an integer, not a bool")
+    if isinstance(value, (int, np.integer)):
+        return int(value), None
+    if isinstance(value, Tracer):
+        operand = value.operand
+        if operand.ndim != 0 or operand.dtype.kind not in "iu":
+            raise TraceError(f"{what} must be an integer, got a traced {operand.node.type}")
+        if operand.constant is not None:
+            return int(operand.constant.array), None
+        return None, operand.node
+    raise TraceError(f"{what} must be an integer (known now or computed from sizes), got {value!r}")
+
+
 def cast_constant(operand: Operand, dtype: np.dtype) -> Operand:
     """A constant operand converted to ``dtype`` at trace time, as NumPy converts it.
 

@@ -23,6 +23,8 @@ _NUMPY_FUNCTION: dict[str, Callable[..., Any]] = {
     "mean": np.mean,
     "min": np.min,
     "max": np.max,
+    "any": np.any,
+    "all": np.all,
 }
 
 
@@ -61,7 +63,7 @@ def apply_reduction(
         raise unsupported(f"np.{kind}(..., out=...)")
     if not isinstance(keepdims, (bool, np.bool_)):
         raise TraceError(f"keepdims must be True or False at trace time, got {keepdims!r}")
-    if dtype is not None and kind in ("min", "max"):
+    if dtype is not None and kind in ("min", "max", "any", "all"):
         raise TraceError(f"np.{kind} does not take a dtype")
     operand = as_operand(x)
     check_dtype(operand.dtype, f"the argument of np.{kind}")
@@ -70,6 +72,8 @@ def apply_reduction(
     ndim = operand.ndim
     axes = normalize_axes(axis, ndim) if ndim else normalize_axes(axis, 0)
     kwargs: dict[str, Any] = {"axis": axes, "keepdims": bool(keepdims)}
+    if kind in ("any", "all"):
+        kwargs["axis"] = axes if axes else None
     if dtype is not None:
         kwargs["dtype"] = np.dtype(dtype)  # type: ignore[call-overload]
     function = _NUMPY_FUNCTION[kind]

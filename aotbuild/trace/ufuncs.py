@@ -127,6 +127,21 @@ def apply_where(condition: object, x: object, y: object) -> Operand:
     return Operand(result.node)
 
 
+def copy(x: Operand) -> Operand:
+    """A copy (``x.copy()``, ``np.copy``): a new array even where the dtype is unchanged."""
+    if x.constant is not None or x.ndim == 0:
+        return Operand(x.node)
+    return _elementwise("cast", [Operand(x.node)], (x.dtype,), x.dtype)
+
+
+def apply_part(part: str, x: Operand) -> Operand:
+    """``x.real`` / ``x.imag`` of a complex array (an elementwise Op, not a view)."""
+    real = np.dtype(np.float32 if x.dtype == np.complex64 else np.float64)
+    if x.constant is not None:
+        return Operand(constant_node(getattr(x.constant.array, part)))
+    return _elementwise(part, [Operand(x.node)], (x.dtype,), real)
+
+
 def apply_cast(x: object, dtype: object) -> Operand:
     op = as_operand(x)
     target = np.dtype(dtype)  # type: ignore[call-overload]

@@ -130,12 +130,12 @@ def test_where_and_astype() -> None:
         (lambda x: float(x.sum()), "float()"),
         (lambda x: range(traced_len(x)), "as a Python integer"),
         (lambda x: list(x), "iterating"),
-        (lambda x: np.linalg.solve(x, x), "np.linalg.solve is not supported"),
-        (lambda x: np.cumsum(x), "np.cumsum is not supported"),
-        (lambda x: x[0], "indexing a traced array is not supported"),
+        (lambda x: np.linalg.eig(x), "np.linalg.eig is not supported"),
+        (lambda x: np.unique(x), "np.unique is not supported"),
+        (lambda x: np.nonzero(x), "np.nonzero is not supported"),
         (lambda x: np.add(x, x, out=x), r"np.add\(..., out=...\) is not supported"),
-        (lambda x: np.asarray(x), "converting a traced value to a concrete NumPy array"),
-        (lambda x: x @ x, "the @ operator is not supported"),
+        (lambda x: np.add.at(x, [0], 1.0), "np.add.at is not supported"),
+        (lambda x: np.squeeze(x), "np.squeeze without axis= would drop"),
         (lambda x: np.divmod(x, x), "np.divmod is not supported"),
         (lambda x: x * "a", "type str"),
     ],
@@ -144,7 +144,7 @@ def test_unsupported_operations_suggest_a_kernel(action, expected: str) -> None:
     x = traced("float64", 2)
     with pytest.raises(TraceError, match=expected) as info:
         action(x)
-    if "type str" not in expected:
+    if "type str" not in expected and "squeeze" not in expected:
         assert 'mode = "kernel"' in str(info.value)
 
 

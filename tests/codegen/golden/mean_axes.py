@@ -70,6 +70,7 @@ def op(a):
                 acc += partials[level]
             level -= 1
         acc += leaf_sum(block, count)
-        acc = acc / OUT_DTYPE(n1)
+        # NumPy divides by an intp count: in float64, rounded back to OUT_DTYPE.
+        acc = OUT_DTYPE(acc / np.float64(n1))
         out[i0, 0] = acc
     return out

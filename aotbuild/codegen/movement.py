@@ -1,0 +1,122 @@
+"""Render Ops that create or move data: reshape, broadcast_to, pack, and numba expressions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..graph import Node
+from ..graph.array_ops import DYNAMIC, ArgSort, BroadcastTo, Expr, Pack, Reshape, Scan
+from .module import OpModule, template_op
+from .slots import input_slots
+
+
+def _shape(shape: tuple[object, ...], dynamic: Iterator[str]) -> list[str]:
+    return [next(dynamic) if entry is DYNAMIC else str(entry) for entry in shape]
+
+
+def render_reshape(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, Reshape)
+    slots = input_slots(node)
+    shape = _shape(op.shape, iter(s.name for s in slots[1:]))
+    return template_op(
+        "ops/reshape.py.j2",
+        node,
+        slots,
+        name="reshape",
+        title=f"reshape({slots[0].describe()}, ({', '.join(shape)})) -> {node.type}",
+        source=slots[0].name,
+        shape=shape,
+    )
+
+
+def render_broadcast_to(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, BroadcastTo)
+    slots = input_slots(node)
+    source = slots[0]
+    shape = _shape(op.shape, iter(s.name for s in slots[1:]))
+    ndim = len(shape)
+    offset = ndim - source.ndim
+    steps = [{"axis": e, "target": e + offset, "name": f"s{e}"} for e in range(source.ndim)]
+    index = ", ".join(f"i{e + offset} * s{e}" for e in range(source.ndim))
+    return template_op(
+        "ops/broadcast_to.py.j2",
+        node,
+        slots,
+        name="broadcast_to",
+        title=f"broadcast_to({source.describe()}, ({', '.join(shape)})) -> {node.type}",
+        source=source.name,
+        ndim=ndim,
+        shape=shape,
+        steps=steps,
+        extents=[f"n{d}" for d in range(ndim)],
+        indices=[f"i{d}" for d in range(ndim)],
+        source_index=f"[{index}]" if source.ndim else "",
+    )
+
+
+def render_pack(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, Pack)
+    slots = input_slots(node)
+    names = [s.name for s in slots]
+    return template_op(
+        "ops/pack.py.j2",
+        node,
+        slots,
+        name="pack",
+        title=f"pack({', '.join(s.describe() for s in slots)}) -> {node.type}",
+        values=names,
+        dtype=op.dtype,
+    )
+
+
+def render_expression(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, Expr)
+    slots = input_slots(node)
+    code = op.code.format(*(s.name for s in slots))
+    return template_op(
+        "ops/expression.py.j2",
+        node,
+        slots,
+        name=op.fn,
+        title=f"{op.fn}: {op.code.format(*(s.describe() for s in slots))} -> {node.type}",
+        code=code,
+    )
+
+
+def render_scan(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, Scan)
+    slots = input_slots(node)
+    (source,) = slots
+    outer = [axis for axis in range(source.ndim) if axis != op.axis]
+    return template_op(
+        "ops/scan.py.j2",
+        node,
+        slots,
+        name=f"cum{op.kind}",
+        title=f"cum{op.kind}({source.describe()}, axis={op.axis}) -> {node.type}",
+        kind=op.kind,
+        axis=op.axis,
+        source=source.name,
+        outer=outer,
+        index=[f"i{axis}" for axis in range(source.ndim)],
+        identity="0" if op.kind == "sum" else "1",
+        operator="+" if op.kind == "sum" else "*",
+    )
+
+
+def render_argsort(node: Node) -> OpModule:
+    assert isinstance(node.op, ArgSort)
+    slots = input_slots(node)
+    return template_op(
+        "ops/argsort.py.j2",
+        node,
+        slots,
+        name="argsort",
+        title=f"argsort rows of {slots[0].describe()} -> {node.type}",
+        source=slots[0].name,
+    )

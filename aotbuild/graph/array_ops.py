@@ -1,0 +1,326 @@
+"""Ops that build, select and move array data: indexing, views, functional updates, creation.
+
+Sizes are only known at run time, so an Op's parameters mix constants with *dynamic* entries
+(:data:`DYNAMIC`) whose values come from scalar inputs, in order, after the Op's array inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..types import Array, Result, Scalar, Value, value_of
+from .ops import Op
+
+
+class _Dynamic:
+    """Marks a parameter whose value is a run-time scalar input of the node."""
+
+    def __repr__(self) -> str:
+        return "?"
+
+
+DYNAMIC = _Dynamic()
+
+Entry = int | None | _Dynamic
+
+
+@dataclass(frozen=True)
+class IndexInt:
+    """An integer index (checked against the axis length, negative counts from the end)."""
+
+    value: int | _Dynamic
+
+
+@dataclass(frozen=True)
+class IndexSlice:
+    start: Entry
+    stop: Entry
+    step: Entry
+
+
+@dataclass(frozen=True)
+class NewAxis:
+    """``None`` / ``np.newaxis``: a new axis of length 1."""
+
+
+@dataclass(frozen=True)
+class Squeeze:
+    """An axis dropped by ``np.squeeze``: it must have length 1 (else ValueError, as NumPy)."""
+
+
+IndexItem = IndexInt | IndexSlice | NewAxis | Squeeze
+
+
+def index_text(items: tuple[IndexItem, ...]) -> str:
+    """``[1:?, ::-1, None, ?]``-style text for keys and titles (``?`` is a run-time value)."""
+
+    def entry(value: Entry) -> str:
+        return "" if value is None else repr(value)
+
+    parts = []
+    for item in items:
+        if isinstance(item, IndexInt):
+            parts.append(repr(item.value))
+        elif isinstance(item, NewAxis):
+            parts.append("None")
+        elif isinstance(item, Squeeze):
+            parts.append("squeeze")
+        else:
+            text = f"{entry(item.start)}:{entry(item.stop)}"
+            if item.step is not None:
+                text += f":{entry(item.step)}"
+            parts.append(text)
+    return "[" + ", ".join(parts) + "]"
+
+
+def indexed_ndim(ndim: int, items: tuple[IndexItem, ...]) -> int:
+    consumed = sum(1 for item in items if not isinstance(item, NewAxis))
+    kept = sum(1 for item in items if isinstance(item, IndexSlice))
+    added = sum(1 for item in items if isinstance(item, NewAxis))
+    return ndim - consumed + kept + added
+
+
+@dataclass(frozen=True)
+class BasicIndex(Op):
+    """``a[1:, ::-1, None, i]``: a view (or, when every axis gets an integer, a scalar).
+
+    ``items`` covers every axis of ``a`` (an Ellipsis is expanded while tracing).
+    """
+
+    items: tuple[IndexItem, ...]
+
+    @property
+    def name(self) -> str:
+        return "index"
+
+    @property
+    def key(self) -> str:
+        return f"BasicIndex{index_text(self.items)}"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, Array)
+        ndim = indexed_ndim(source.ndim, self.items)
+        return value_of(source.dtype, ndim, "A")
+
+
+@dataclass(frozen=True)
+class Gather(Op):
+    """Integer-array indexing of ``count`` consecutive axes starting at ``axis``.
+
+    Inputs: the array, then ``count`` index arrays or integers, broadcast together; their
+    broadcast dimensions replace the indexed axes. (Advanced indices that NumPy separates are
+    moved to the front by a transpose first, which is where NumPy puts their dimensions.)
+    """
+
+    axis: int
+    count: int
+
+    @property
+    def name(self) -> str:
+        return "gather"
+
+    @property
+    def key(self) -> str:
+        return f"Gather(axis={self.axis}, count={self.count})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, Array)
+        index_ndim = max(getattr(t, "ndim", 0) for t in inputs[1:])
+        return value_of(source.dtype, source.ndim - self.count + index_ndim, "C")
+
+
+@dataclass(frozen=True)
+class MaskSelect(Op):
+    """``a[mask]`` with a boolean mask over the leading axes: a copy, its length known at run time."""
+
+    @property
+    def name(self) -> str:
+        return "mask"
+
+    @property
+    def key(self) -> str:
+        return "MaskSelect()"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source, mask = inputs
+        assert isinstance(source, Array) and isinstance(mask, Array)
+        return value_of(source.dtype, source.ndim - mask.ndim + 1, "C")
+
+
+@dataclass(frozen=True)
+class SetIndex(Op):
+    """``z[items] = value`` as a new array (inputs: z, value, run-time index values)."""
+
+    items: tuple[IndexItem, ...]
+
+    @property
+    def name(self) -> str:
+        return "setitem"
+
+    @property
+    def key(self) -> str:
+        return f"SetIndex{index_text(self.items)}"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, Array)
+        return source.with_layout("C")
+
+
+@dataclass(frozen=True)
+class SetGather(Op):
+    """``z[idx] = value`` with an integer array along ``axis``, as a new array (later writes win)."""
+
+    axis: int
+
+    @property
+    def name(self) -> str:
+        return "setitem"
+
+    @property
+    def key(self) -> str:
+        return f"SetGather(axis={self.axis})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, Array)
+        return source.with_layout("C")
+
+
+@dataclass(frozen=True)
+class SetMask(Op):
+    """``z[mask] = value`` as a new array; ``value`` is a scalar or has one entry per True."""
+
+    @property
+    def name(self) -> str:
+        return "setitem"
+
+    @property
+    def key(self) -> str:
+        return "SetMask()"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, Array)
+        return source.with_layout("C")
+
+
+@dataclass(frozen=True)
+class Reshape(Op):
+    """``a.reshape(shape)``: a view of C-ordered data, else a C-ordered copy (as NumPy)."""
+
+    shape: tuple[int | _Dynamic, ...]
+
+    @property
+    def name(self) -> str:
+        return "reshape"
+
+    @property
+    def key(self) -> str:
+        return f"Reshape({list(self.shape)})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, (Array, Scalar))
+        return value_of(source.dtype, len(self.shape), "C")
+
+
+@dataclass(frozen=True)
+class BroadcastTo(Op):
+    """``np.broadcast_to(a, shape)`` (a copy: numba's view of it is read-only)."""
+
+    shape: tuple[int | _Dynamic, ...]
+
+    @property
+    def name(self) -> str:
+        return "broadcast_to"
+
+    @property
+    def key(self) -> str:
+        return f"BroadcastTo({list(self.shape)})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, (Array, Scalar))
+        return value_of(source.dtype, len(self.shape), "C")
+
+
+@dataclass(frozen=True)
+class Pack(Op):
+    """A 1-d array of its scalar inputs: ``np.stack([s0, s1])``, ``[s]`` in ``concatenate``."""
+
+    dtype: str
+
+    @property
+    def name(self) -> str:
+        return "pack"
+
+    @property
+    def key(self) -> str:
+        return f"Pack({self.dtype})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        return Array(self.dtype, 1, "C")
+
+
+@dataclass(frozen=True)
+class Scan(Op):
+    """``np.cumsum`` / ``np.cumprod`` along ``axis``, accumulating in order as NumPy does."""
+
+    kind: Literal["sum", "prod"]
+    axis: int
+
+    @property
+    def name(self) -> str:
+        return f"cum{self.kind}"
+
+    @property
+    def key(self) -> str:
+        return f"Scan({self.kind}, axis={self.axis})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, Array)
+        return source.with_layout("C")
+
+
+@dataclass(frozen=True)
+class ArgSort(Op):
+    """Stable ``argsort`` of each row of a C-ordered 2-d array."""
+
+    @property
+    def name(self) -> str:
+        return "argsort"
+
+    @property
+    def key(self) -> str:
+        return "ArgSort(stable)"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        return Array("int64", 2, "C")
+
+
+@dataclass(frozen=True)
+class Expr(Op):
+    """A NumPy function as numba implements it — used only where numba's answer is NumPy's.
+
+    ``code`` is the numba expression with ``{0}``, ``{1}``... standing for the inputs.
+    """
+
+    fn: str
+    code: str
+    result: Value
+
+    @property
+    def name(self) -> str:
+        return self.fn
+
+    @property
+    def key(self) -> str:
+        return f"Expr({self.fn}: {self.code} -> {self.result})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        return self.result

@@ -1,0 +1,55 @@
+"""Calls between traced functions: a subgraph compiled once and called from many places."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..types import Result, TupleOf
+from .ops import Op
+
+
+@dataclass(frozen=True)
+class Call(Op):
+    """A call to a subgraph (``@aotbuild.subgraph``), compiled as its own Op.
+
+    ``specialization`` identifies the argument signature it was traced for (types of the run-time
+    arguments, values of the trace-time ones); ``graph`` is the traced subgraph, a
+    :class:`~aotbuild.graph.Graph` that ``function`` and ``specialization`` alone decide.
+    """
+
+    function: str
+    specialization: str
+    result: Result
+    graph: Any = field(compare=False, hash=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.function.rsplit(".", 1)[-1]
+
+    @property
+    def key(self) -> str:
+        return f"Call({self.function}, {self.specialization})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        return self.result
+
+
+@dataclass(frozen=True)
+class TupleItem(Op):
+    """One value of a tuple result (of a subgraph call)."""
+
+    index: int
+
+    @property
+    def name(self) -> str:
+        return "item"
+
+    @property
+    def key(self) -> str:
+        return f"TupleItem({self.index})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        (source,) = inputs
+        assert isinstance(source, TupleOf)
+        return source.items[self.index]

@@ -1,0 +1,180 @@
+"""The NumPy functions a tracer handles through ``__array_function__``, and how.
+
+Each entry takes the arguments NumPy was called with (tracers among them) and returns tracers.
+Results that NumPy returns as views of an argument are marked as views of that tracer, so that a
+later write to the argument makes them stale (see :class:`~aotbuild.trace.tracer.Tracer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import creation, linalg, movement
+from .indexing import take
+from .operands import Operand, as_operand
+from .reductions import apply_reduction
+from .ufuncs import apply_where, copy, unsupported
+
+
+def _tracer(value: Operand) -> Any:
+    from .tracer import Tracer
+
+    return Tracer(value)
+
+
+def _view(source: Any, result: Operand) -> Any:
+    """``result`` as a view of ``source`` when ``source`` is a tracer (NumPy returns a view)."""
+    from .tracer import Tracer
+
+    return source.view(result) if isinstance(source, Tracer) else Tracer(result)
+
+
+def _reduction(kind: str) -> Callable[..., Any]:
+    def handler(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return _tracer(apply_reduction(kind, a, axis, *args, **kwargs))
+
+    return handler
+
+
+def _where(condition: Any, *xy: Any) -> Any:
+    if len(xy) != 2:
+        raise unsupported("np.where with one argument (np.nonzero)")
+    return _tracer(apply_where(condition, *xy))
+
+
+def _on_array(function: Callable[..., Operand]) -> Callable[..., Any]:
+    """A handler applying ``function`` to the array argument's operand (a copy)."""
+
+    def handler(a: Any, *args: Any, **kwargs: Any) -> Any:
+        return _tracer(function(as_operand(a), *args, **kwargs))
+
+    return handler
+
+
+def _view_of_array(function: Callable[..., Operand]) -> Callable[..., Any]:
+    """A handler whose result NumPy returns as a view of the array argument."""
+
+    def handler(a: Any, *args: Any, **kwargs: Any) -> Any:
+        return _view(a, function(as_operand(a), *args, **kwargs))
+
+    return handler
+
+
+def _sequence(function: Callable[..., Operand]) -> Callable[..., Any]:
+    def handler(arrays: Any, *args: Any, **kwargs: Any) -> Any:
+        return _tracer(function(arrays, *args, **kwargs))
+
+    return handler
+
+
+def _like(kind: str) -> Callable[..., Any]:
+    def handler(
+        prototype: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None
+    ) -> Any:
+        return _tracer(creation.filled_like(kind, prototype, dtype, shape=shape))
+
+    return handler
+
+
+def _full_like(
+    prototype: Any,
+    fill_value: Any,
+    dtype: Any = None,
+    order: Any = "K",
+    subok: bool = True,
+    shape: Any = None,
+) -> Any:
+    return _tracer(creation.filled_like("full", prototype, dtype, fill=fill_value, shape=shape))
+
+
+def _std(
+    a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False
+) -> Any:
+    if out is not None:
+        raise unsupported("np.std(..., out=...)")
+    return _tracer(movement.variance(as_operand(a), axis, dtype, ddof, keepdims, std=True))
+
+
+def _var(
+    a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False
+) -> Any:
+    if out is not None:
+        raise unsupported("np.var(..., out=...)")
+    return _tracer(movement.variance(as_operand(a), axis, dtype, ddof, keepdims))
+
+
+def _shape(a: Any) -> tuple[Any, ...]:
+    return _tracer(as_operand(a)).shape
+
+
+FUNCTIONS: dict[Any, Callable[..., Any]] = {
+    # reductions and statistics
+    np.sum: _reduction("sum"),
+    np.prod: _reduction("prod"),
+    np.mean: _reduction("mean"),
+    np.min: _reduction("min"),
+    np.max: _reduction("max"),
+    np.amin: _reduction("min"),
+    np.amax: _reduction("max"),
+    np.any: _reduction("any"),
+    np.all: _reduction("all"),
+    np.argmin: _on_array(lambda a, *args, **kw: movement.arg_reduction("argmin", a, *args, **kw)),
+    np.argmax: _on_array(lambda a, *args, **kw: movement.arg_reduction("argmax", a, *args, **kw)),
+    np.var: _var,
+    np.std: _std,
+    np.average: _on_array(movement.average),
+    np.cumsum: _on_array(lambda a, *args, **kw: movement.scan("sum", a, *args, **kw)),
+    np.cumprod: _on_array(lambda a, *args, **kw: movement.scan("prod", a, *args, **kw)),
+    # elementwise helpers
+    np.where: _where,
+    np.clip: _on_array(movement.clip),
+    np.copy: _on_array(lambda a, order="K", subok=False: copy(a)),
+    np.real: _view_of_array(lambda a: movement.complex_part("real", a)),
+    np.imag: _on_array(lambda a: movement.complex_part("imag", a)),
+    np.angle: _on_array(movement.angle),
+    # sizes
+    np.ndim: lambda a: as_operand(a).ndim,
+    np.shape: _shape,
+    np.size: lambda a, axis=None: _tracer(as_operand(a)).size if axis is None else _shape(a)[axis],
+    # views and reshaping
+    np.reshape: _view_of_array(movement.reshape),
+    np.ravel: _view_of_array(lambda a, order="C": movement.ravel(a)),
+    np.transpose: _view_of_array(movement.transpose),
+    np.swapaxes: _view_of_array(movement.swapaxes),
+    np.moveaxis: _view_of_array(movement.moveaxis),
+    np.expand_dims: _view_of_array(movement.expand_dims),
+    np.squeeze: _view_of_array(movement.squeeze),
+    np.flip: _view_of_array(movement.flip),
+    np.broadcast_to: _on_array(movement.broadcast_to),
+    # joining, repeating, reordering
+    np.concatenate: _sequence(movement.concatenate),
+    np.stack: _sequence(movement.stack),
+    np.hstack: _sequence(movement.hstack),
+    np.vstack: _sequence(movement.vstack),
+    np.tile: _on_array(movement.tile),
+    np.repeat: _on_array(movement.repeat),
+    np.roll: _on_array(movement.roll),
+    np.diff: _on_array(movement.diff),
+    np.sort: _on_array(movement.sort),
+    np.argsort: _on_array(movement.argsort),
+    np.take: _on_array(take),
+    np.bincount: _on_array(movement.bincount),
+    # creation from other arrays
+    np.zeros_like: _like("zeros"),
+    np.ones_like: _like("ones"),
+    np.empty_like: _like("empty"),
+    np.full_like: _full_like,
+    np.linspace: lambda *args, **kwargs: _tracer(creation.linspace(*args, **kwargs)),
+    # linear algebra
+    np.dot: lambda a, b, out=None: _tracer(linalg.dot(as_operand(a), as_operand(b))),
+    np.outer: lambda a, b, out=None: _tracer(linalg.outer(as_operand(a), as_operand(b))),
+    np.einsum: lambda *args, **kwargs: _tracer(linalg.einsum(*args, **kwargs)),
+    np.linalg.solve: lambda a, b: _tracer(linalg.linalg_function("solve", a, b)),
+    np.linalg.inv: lambda a: _tracer(linalg.linalg_function("inv", a)),
+    np.linalg.det: lambda a: _tracer(linalg.linalg_function("det", a)),
+    np.linalg.cholesky: lambda a, upper=False: _tracer(linalg.linalg_function("cholesky", a)),
+    np.linalg.norm: lambda *args, **kwargs: _tracer(linalg.norm(*args, **kwargs)),
+}

@@ -1,0 +1,100 @@
+"""Python and NumPy callables that tracers cannot reach through NumPy's protocols.
+
+``len()`` must return a Python int, and ``np.zeros``, ``np.arange``, ``np.eye``, ``np.array``...
+are C functions that convert their arguments instead of dispatching to ``__array_function__``
+(``np.linspace`` dispatches on ``start`` and ``stop`` only): given a size computed from a traced
+array they would call ``__index__`` on it. While a graph is
+traced (and only then), these names are routed to aotbuild's versions, which defer to the
+originals whenever no traced value is involved.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+
+def _involves_tracer(value: Any) -> bool:
+    from .tracer import Tracer
+
+    if isinstance(value, Tracer):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_involves_tracer(item) for item in value)
+    return False
+
+
+def _routed(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if _involves_tracer(args) or _involves_tracer(tuple(kwargs.values())):
+            return traced(*args, **kwargs)
+        return original(*args, **kwargs)
+
+    call.__name__ = getattr(original, "__name__", "routed")
+    call.__doc__ = getattr(original, "__doc__", None)
+    call.__wrapped__ = original  # type: ignore[attr-defined]
+    return call
+
+
+def _traced_versions() -> dict[str, Callable[..., Any]]:
+    from . import creation
+    from .movement import array_operand, stack
+    from .tracer import Tracer, traced_len
+    from .ufuncs import apply_cast, copy
+
+    def filled(kind: str) -> Callable[..., Any]:
+        def make(shape: Any, *args: Any, **kwargs: Any) -> Tracer:
+            if kind == "full":
+                return Tracer(creation.filled("full", shape, kwargs.pop("dtype", None), *args, **kwargs))
+            return Tracer(creation.filled(kind, shape, *args, **kwargs))
+
+        return make
+
+    def array(value: Any, dtype: Any = None, *, copy_values: bool = True, **kwargs: Any) -> Tracer:
+        if kwargs:
+            raise TypeError(f"np.array(..., {next(iter(kwargs))}=...) is not supported while tracing")
+        if isinstance(value, Tracer):
+            result = value.operand if not copy_values else copy(value.operand)
+        elif isinstance(value, (list, tuple)) and any(isinstance(item, (list, tuple)) for item in value):
+            result = stack([array(item, copy_values=False).operand for item in value])
+        else:
+            result = array_operand(list(value))
+        return Tracer(apply_cast(result, dtype) if dtype is not None else result)
+
+    return {
+        "len": traced_len,
+        "zeros": filled("zeros"),
+        "ones": filled("ones"),
+        "empty": filled("empty"),
+        "full": filled("full"),
+        "arange": lambda *args, **kwargs: Tracer(creation.arange(*args, **kwargs)),
+        "eye": lambda *args, **kwargs: Tracer(creation.eye(*args, **kwargs)),
+        "identity": lambda n, dtype=float: Tracer(creation.eye(n, None, 0, dtype)),
+        # dispatches on start and stop only: a traced num would not reach the tracer
+        "linspace": lambda *args, **kwargs: Tracer(creation.linspace(*args, **kwargs)),
+        "array": array,
+        "asarray": lambda value, dtype=None: array(value, dtype, copy_values=False),
+    }
+
+
+@contextlib.contextmanager
+def tracing_patches() -> Iterator[None]:
+    """Route ``len`` and NumPy's array constructors to their traced versions for a while."""
+    traced = _traced_versions()
+    originals: dict[str, Any] = {"len": builtins.len}
+    originals.update({name: getattr(np, name) for name in traced if name != "len"})
+    try:
+        builtins.len = _routed(originals["len"], traced["len"])
+        for name in traced:
+            if name != "len":
+                setattr(np, name, _routed(originals[name], traced[name]))
+        yield
+    finally:
+        builtins.len = originals["len"]
+        for name, original in originals.items():
+            if name != "len":
+                setattr(np, name, original)
