@@ -141,7 +141,10 @@ def _square(a: Operand, function: str) -> None:
 
 
 def linalg_function(function: str, a: object, b: object = None) -> Operand:
-    """``np.linalg.solve/inv/det/cholesky`` on one matrix (and a right-hand side for solve)."""
+    """``np.linalg.solve/inv/det/cholesky`` on one matrix (and a right-hand side for solve).
+
+    Results are declared layout ``A``: numba's LAPACK wrappers return Fortran-ordered arrays.
+    """
     matrix = as_operand(a)
     _square(matrix, function)
     work, result = _lapack_dtype(matrix)
@@ -153,12 +156,12 @@ def linalg_function(function: str, a: object, b: object = None) -> Operand:
         work = np.result_type(work, _lapack_dtype(rhs)[0])
         result = np.result_type(result, _lapack_dtype(rhs)[1])
         inputs = [apply_cast(matrix, work), apply_cast(rhs, work)]
-        shape: Array | Scalar = Array(work.name, rhs.ndim, "C")
+        shape: Array | Scalar = Array(work.name, rhs.ndim, "A")
         code = "np.linalg.solve({0}, {1})"
     elif function == "det":
         shape, code = Scalar(work.name), "np.linalg.det({0})"
     else:
-        shape, code = Array(work.name, 2, "C"), f"np.linalg.{function}({{0}})"
+        shape, code = Array(work.name, 2, "A"), f"np.linalg.{function}({{0}})"
     value = expression(f"linalg_{function}", code, shape, *inputs)
     return apply_cast(value, result)
 
