@@ -155,8 +155,9 @@ def build(
         progress.begin("package")
         manifest = build_manifest(project, plan, objects, cpu, native.name)
         write_text(staged, "manifest.json", manifest_text(manifest))
-        write_text(staged, "__init__.py", render_loader(project, plan, package.target))
-        write_text(staged, "__init__.pyi", render_stub(project, plan))
+        linalg = manifest["linalg"]["graphs"]
+        write_text(staged, "__init__.py", render_loader(project, plan, package.target, linalg))
+        write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
         write_text(staged, "py.typed", "")
         publish(staged, destination)
     except BaseException:

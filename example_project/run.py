@@ -56,6 +56,37 @@ except ValueError as exc:
 else:
     raise AssertionError("det of a non-square matrix must raise")
 
+# The radon model: 8 variants of the log-density and a hand-written gradient, against the same
+# NumPy code and the check values of PyTensor's benchmark (../shared/RADON.md).
+import images  # noqa: E402
+import mlp  # noqa: E402
+import radon  # noqa: E402
+
+point = np.random.default_rng(1).normal(size=radon.N_PARAMS)
+logp = example_ext.radon_logp(point)
+value, grad = example_ext.radon_logp_and_grad(point)
+assert abs(logp - -2447.2341736666) < 1e-9 and value == logp
+assert round(float(np.linalg.norm(grad)), 4) == 1659.6778
+np.testing.assert_allclose(grad, radon.logp_and_grad(point)[1], rtol=1e-12)
+for name, variant in radon.VARIANTS:
+    np.testing.assert_allclose(getattr(example_ext, f"radon_{name}")(point), variant(point), rtol=1e-12)
+print(f"radon (9 graphs)    ok  logp={logp:.10f} |grad|={np.linalg.norm(grad):.4f}")
+
+# A float32 MLP whose dense layer is one compiled subgraph called 8 times (BLAS from SciPy).
+weights = mlp.make_weights(0)
+batch = rng.normal(size=(32, mlp.WIDTH)).astype(np.float32)
+got = example_ext.mlp(batch, *weights)
+assert got.dtype == np.float32
+np.testing.assert_allclose(got, mlp.mlp(batch, *weights), rtol=1e-5, atol=1e-6)
+np.testing.assert_allclose(example_ext.dense(batch, *weights[:2]), mlp.dense(batch, *weights[:2]), rtol=1e-5)
+print(f"mlp, dense          ok  {got.dtype} {got.shape}")
+
+# The image pipeline, on a stack viewed with a reversed axis (no copy is made).
+stack = rng.random((3, 37, 29), dtype=np.float32)[:, ::-1]
+got = example_ext.image_pipeline(stack)
+np.testing.assert_allclose(got, images.pipeline(stack), rtol=1e-4, atol=1e-5)
+print(f"image_pipeline      ok  {got.dtype} {got.shape}")
+
 try:
     example_ext.normal_logp(x.astype(np.float32), 0.0, 1.0)
 except TypeError as exc:

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+
+from .conftest import REPO
 
 
 def test_run_py_checks_every_graph_against_numpy(example_build) -> None:
     folder = example_build.project.root
+    # mlp.py imports aotbuild (for @aotbuild.subgraph), installed or, here, from the checkout.
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
     result = subprocess.run(
-        [sys.executable, str(folder / "run.py")], capture_output=True, text=True, check=False
+        [sys.executable, str(folder / "run.py")], capture_output=True, text=True, check=False, env=env
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "all graphs match NumPy" in result.stdout
@@ -28,6 +36,7 @@ def test_example_manifest(example_build) -> None:
         "radon_logp",
         "radon_logp_and_grad",
         "mlp",
+        "dense",
         "image_pipeline",
     }
     assert len([name for name in manifest["graphs"] if name.startswith("radon_") and "grad" not in name]) == 9

@@ -19,6 +19,7 @@ SCRIPT = textwrap.dedent(
     sys.path[:0] = {paths!r}
     import numpy as np
     import example_ext, kernels_ext
+    assert "scipy" not in sys.modules  # only looked for: mlp imports it on its first call
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=500)
@@ -48,6 +49,12 @@ SCRIPT = textwrap.dedent(
             assert str(exc)
         else:
             raise AssertionError("expected " + kind.__name__)
+    sys.path.append({example!r})
+    import mlp
+    layers = mlp.make_weights(0)
+    batch = rng.normal(size=(3, 16)).astype(np.float32)
+    assert np.allclose(example_ext.mlp(batch, *layers), mlp.mlp(batch, *layers), rtol=1e-5, atol=1e-6)
+    assert "scipy.linalg.cython_blas" in sys.modules
     loaded = [name for name in sys.modules if name.split(".")[0] in ("numba", "llvmlite") and sys.modules[name] is not None]
     assert not loaded, loaded
     print("ok")
@@ -58,7 +65,76 @@ SCRIPT = textwrap.dedent(
 def test_packages_run_without_numba(example_build, kernels_build) -> None:
     paths = [str(example_build.package_dir.parent), str(kernels_build.package_dir.parent)]
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(paths=paths)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", SCRIPT.format(paths=paths, example=str(example_build.project.root))],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+SCIPY_MISSING = textwrap.dedent(
+    """
+    import sys
+    sys.modules["scipy"] = None
+    sys.path[:0] = {paths!r}
+    import numpy as np
+    import kernels_ext
+    assert kernels_ext.polyval(np.zeros(2)).tolist() == [3.0, 3.0]
+    try:
+        import example_ext
+    except ImportError as exc:
+        print(exc)
+    else:
+        raise AssertionError("example_ext needs SciPy for mlp")
+    """
+)
+
+SCIPY_BROKEN = textwrap.dedent(
+    """
+    import sys
+    sys.modules["scipy.linalg.cython_blas"] = None  # SciPy is there, its BLAS does not import
+    sys.path[:0] = {paths!r}
+    import numpy as np
+    import example_ext
+    weights = [np.eye(16, dtype=np.float32) if k % 2 == 0 else np.zeros(16, np.float32) for k in range(16)]
+    batch = np.full((2, 16), 0.5, np.float32)
+    try:
+        example_ext.mlp(batch, *weights)
+    except ImportError as exc:
+        print(type(exc.__cause__).__name__, exc)
+    else:
+        raise AssertionError("mlp cannot run without SciPy's BLAS")
+    assert abs(example_ext.normal_logp(np.zeros(3), 0.0, 1.0) + 1.5 * np.log(2 * np.pi)) < 1e-12
+    del sys.modules["scipy.linalg.cython_blas"]
+    expected = np.tanh(np.tanh(np.tanh(np.tanh(np.tanh(np.tanh(np.tanh(np.tanh(0.5))))))))
+    assert np.allclose(example_ext.mlp(batch, *weights), expected)  # resolved once it can be
+    print("recovered")
+    """
+)
+
+
+def test_missing_scipy_fails_the_import_of_packages_that_need_it(example_build, kernels_build) -> None:
+    paths = [str(example_build.package_dir.parent), str(kernels_build.package_dir.parent)]
+    result = subprocess.run(
+        [sys.executable, "-c", SCIPY_MISSING.format(paths=paths)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == (
+        "example_ext: graph(s) mlp, dense use BLAS/LAPACK, which SciPy provides at run time; install scipy"
+    )
+
+
+def test_scipy_without_blas_is_an_import_error_on_first_call(example_build) -> None:
+    paths = [str(example_build.package_dir.parent)]
+    result = subprocess.run(
+        [sys.executable, "-c", SCIPY_BROKEN.format(paths=paths)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    first, last = result.stdout.strip().splitlines()
+    assert first.startswith(
+        "ModuleNotFoundError example_ext.mlp() uses BLAS/LAPACK, which SciPy provides at run time: "
+        "install scipy (import of scipy.linalg.cython_blas halted"
+    ), first
+    assert last == "recovered"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from ..codegen.plan import BuildPlan, GraphPlan
 from ..codegen.templates import render
 from ..compile.adapter import ADAPTER_SUFFIX
 from ..types import Array, Scalar, TupleOf, Value
+from .linalg import PROVIDERS
 
 #: NumPy type numbers and C types by dtype name.
 _NPY_TYPES = {
@@ -83,7 +85,7 @@ def _result(index: int, value: Value) -> dict[str, object]:
     return {"ctype": ctype, "suffix": "", "box": f"aot_box_scalar(&result{index}, {typenum})"}
 
 
-def graph_doc(plan: GraphPlan) -> str:
+def graph_doc(plan: GraphPlan, linalg: bool = False) -> str:
     """The docstring: a text signature (for ``inspect.signature``), then what the graph is."""
     config = plan.graph.config
     params = ", ".join(plan.graph.params)
@@ -99,10 +101,12 @@ def graph_doc(plan: GraphPlan) -> str:
     ]
     if config.nogil:
         lines.append("Releases the GIL while it runs.")
+    if linalg:
+        lines.append("Uses BLAS/LAPACK, which SciPy provides at run time (imported on the first call).")
     return "\n".join(lines)
 
 
-def _graph(plan: GraphPlan) -> dict[str, object]:
+def _graph(plan: GraphPlan, linalg: bool) -> dict[str, object]:
     graph = plan.graph
     config = graph.config
     signature = config.signature
@@ -124,12 +128,14 @@ def _graph(plan: GraphPlan) -> dict[str, object]:
         "results": [_result(i, item) for i, item in enumerate(items)],
         "returns": returns,
         "nogil": config.nogil,
-        "doc": _c_string(graph_doc(plan)),
+        "linalg": linalg,
+        "doc": _c_string(graph_doc(plan, linalg)),
     }
 
 
-def render_entry(package: str, plan: BuildPlan) -> str:
-    graphs = [_graph(graph) for graph in plan.graphs]
+def render_entry(package: str, plan: BuildPlan, linalg_graphs: Collection[str] = ()) -> str:
+    """The C source of ``_native``; ``linalg_graphs`` resolve BLAS/LAPACK on their first call."""
+    graphs = [_graph(graph, graph.graph.name in linalg_graphs) for graph in plan.graphs]
     ndims = sorted(
         {
             value.ndim
@@ -146,4 +152,5 @@ def render_entry(package: str, plan: BuildPlan) -> str:
         graphs=graphs,
         ndims=ndims,
         symbols=symbols,
+        linalg_providers=PROVIDERS,
     )

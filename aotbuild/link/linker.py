@@ -17,7 +17,7 @@ from ..compile.compiler import CompiledObject
 from ..errors import LinkError
 from ..files import atomic_write, write_if_changed
 from .entry import render_entry
-from .linalg import getters
+from .linalg import getters, graphs_needing_linalg
 from .toolchain import Toolchain, numba_source_dir
 
 #: Undefined symbols a finished extension may have: CPython's API and the C/C++ runtime.
@@ -90,7 +90,7 @@ def link_extension(
         write_if_changed(path, data)
         paths.append(path)
     entry_source = work_dir / "c" / "_native.c"
-    atomic_write(entry_source, render_entry(package, plan).encode())
+    atomic_write(entry_source, render_entry(package, plan, graphs_needing_linalg(plan, objects)).encode())
     entry_object = toolchain.compile(
         entry_source,
         work_dir / "c",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 
 from ..codegen.plan import BuildPlan
@@ -11,7 +13,9 @@ from ..link.entry import graph_doc
 from ..types import Array, NoneType, Result, Scalar, TupleOf, Value
 
 
-def render_loader(project: ProjectConfig, plan: BuildPlan, target: str) -> str:
+def render_loader(
+    project: ProjectConfig, plan: BuildPlan, target: str, linalg_graphs: Collection[str] = ()
+) -> str:
     from .. import __version__
 
     return render(
@@ -22,6 +26,7 @@ def render_loader(project: ProjectConfig, plan: BuildPlan, target: str) -> str:
         config_name=project.path.name,
         target=target,
         graphs=[g.graph.name for g in plan.graphs],
+        linalg=[name for name in (g.graph.name for g in plan.graphs) if name in linalg_graphs],
     )
 
 
@@ -52,7 +57,7 @@ def _result_annotation(result: Result) -> str:
     return _annotation(result, False)
 
 
-def render_stub(project: ProjectConfig, plan: BuildPlan) -> str:
+def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collection[str] = ()) -> str:
     graphs = []
     for graph_plan in plan.graphs:
         graph = graph_plan.graph
@@ -61,7 +66,7 @@ def render_stub(project: ProjectConfig, plan: BuildPlan) -> str:
             f"{name}: {_annotation(value, True)}"
             for name, value in zip(graph.params, signature.args, strict=True)
         ]
-        doc = graph_doc(graph_plan).split("--\n\n", 1)[1].replace('"""', "'''")
+        doc = graph_doc(graph_plan, graph.name in linalg_graphs).split("--\n\n", 1)[1].replace('"""', "'''")
         doc = "\n".join(("    " + line).rstrip() for line in doc.splitlines()).lstrip()
         graphs.append(
             {"name": graph.name, "params": params, "result": _result_annotation(signature.result), "doc": doc}

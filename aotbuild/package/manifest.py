@@ -14,6 +14,7 @@ from ..codegen.plan import BuildPlan
 from ..compile.compiler import CompiledObject
 from ..compile.target import Target
 from ..config import ProjectConfig
+from ..link.linalg import PROVIDERS, graphs_needing_linalg
 
 MANIFEST_FORMAT = 1
 
@@ -53,14 +54,7 @@ def build_manifest(
             "entry": graph_plan.entry.symbol,
             "ops": list(graph_plan.symbols),
         }
-    from ..link.linalg import entry_points
-
-    blas = entry_points()
-    needs_linalg = [
-        g.graph.name
-        for g in plan.graphs
-        if any(blas.intersection(objects[symbol].needed) for symbol in g.symbols)
-    ]
+    needs_linalg = list(graphs_needing_linalg(plan, objects))
     ops = {}
     for module in plan.modules:
         obj = objects[module.symbol]
@@ -90,7 +84,7 @@ def build_manifest(
         "native": native,
         "linalg": {
             "graphs": needs_linalg,
-            "provider": "scipy.linalg.cython_blas, scipy.linalg.cython_lapack" if needs_linalg else None,
+            "provider": ", ".join(PROVIDERS) if needs_linalg else None,
         },
     }
 

@@ -10,12 +10,15 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..files import atomic_write
+from ..files import atomic_write, public_mode
 
 
 def staging_dir(destination: Path) -> Path:
+    """A new folder beside ``destination``, with the mode ``mkdir`` would give it."""
     destination.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}.building-"))
+    staged = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}.building-"))
+    staged.chmod(public_mode(directory=True))
+    return staged
 
 
 def write_text(folder: Path, name: str, text: str) -> None:

@@ -165,9 +165,12 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
             f"arguments are kernels ({KERNEL_HINT})"
         )
     tracers = [Tracer(Operand(Node.make(Argument(i, t)))) for i, t in enumerate(config.signature.args)]
+    # A graph declared from an @aotbuild.subgraph function calls that subgraph, so it shares one
+    # compiled symbol with every other graph calling the function with the same argument types.
+    traced = function if isinstance(function, Subgraph) else _python_function(function)
     try:
         with tracing_patches(), np.errstate(all="ignore"):
-            result = _python_function(function)(*tracers)
+            result = traced(*tracers)
     except AotBuildError as exc:
         location = _user_location(exc.__traceback__)
         at = f" {location}:" if location else ""

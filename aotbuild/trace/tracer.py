@@ -29,7 +29,7 @@ from .ufuncs import KERNEL_HINT, apply_cast, apply_ufunc, copy, unsupported
 
 def _run_time_value(what: str) -> TraceError:
     return TraceError(
-        f"{what} needs the value of a traced array, which is only known at run time; "
+        f"{what} needs a traced value (computed from array values or sizes), known only at run time; "
         f"Python control flow and conversions cannot depend on it ({KERNEL_HINT})"
     )
 

@@ -93,13 +93,14 @@ def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, objec
     operands = [as_operand(arg) for arg in args]
     for op in operands:
         check_dtype(op.dtype, f"an argument of np.{name}")
+    # Python numbers among themselves (sizes, say) compute in their default dtypes, as NumPy
+    # converts them: resolving the Python types alone would pick an object loop for comparisons.
+    weak_only = all(op.weak for op in operands)
+    seen = tuple(op.dtype if weak_only else op.resolution_dtype for op in operands)
     try:
-        loop = ufunc.resolve_dtypes(tuple(op.resolution_dtype for op in operands) + (None,))
+        loop = ufunc.resolve_dtypes(seen + (None,))
     except Exception as exc:  # NumPy's own "no loop" / casting errors
-        types = ", ".join(
-            getattr(t, "name", getattr(t, "__name__", str(t)))
-            for t in (op.resolution_dtype for op in operands)
-        )
+        types = ", ".join(getattr(t, "name", getattr(t, "__name__", str(t))) for t in seen)
         raise TraceError(f"np.{name}({types}): {exc}") from None
     in_dtypes, out_dtype = loop[: ufunc.nin], loop[-1]
     if all(op.constant is not None for op in operands):

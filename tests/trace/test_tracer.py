@@ -138,6 +138,11 @@ def test_where_and_astype() -> None:
         (lambda x: np.squeeze(x), "np.squeeze without axis= would drop"),
         (lambda x: np.divmod(x, x), "np.divmod is not supported"),
         (lambda x: x * "a", "type str"),
+        (lambda x: np.pad(x, 1), "np.pad is not supported"),
+        (lambda x: np.repeat(x, np.array([1, 2]), axis=0), "np.repeat with an array of counts"),
+        (lambda x: x[:, x[0] > 0], "boolean mask is supported as the first index only"),
+        (lambda x: bool(x.shape[0] > 2), "computed from array values or sizes"),
+        (lambda x: np.zeros(int(x.sum())), "int()"),
     ],
 )
 def test_unsupported_operations_suggest_a_kernel(action, expected: str) -> None:
@@ -151,3 +156,38 @@ def test_unsupported_operations_suggest_a_kernel(action, expected: str) -> None:
 def test_float16_results_are_refused() -> None:
     with pytest.raises(TraceError, match="float16"):
         np.exp(traced("int8"))
+
+
+def _copy_of(x: Tracer) -> Tracer:
+    return x.copy()
+
+
+def test_sizes_compare_like_python_integers() -> None:
+    """Two Python-int-like sizes compare in int64 (NumPy would pick an object loop)."""
+    x = traced("float64", 2)
+    assert (x.shape[0] > 2).dtype == np.bool_
+    assert (x.shape[0] == x.shape[1]).dtype == np.bool_
+    assert (x.shape[0] * 2.5).dtype == np.float64
+
+
+def test_a_view_read_after_its_base_was_written_is_an_error() -> None:
+    """NumPy's view would show the write; a traced view is a value taken before it."""
+    v = _copy_of(traced("float64", 2))
+    row = v[0]
+    v[0] = 1.0
+    with pytest.raises(TraceError, match="written to after the view was taken"):
+        _ = row + 1
+
+
+def test_writing_into_a_view_is_an_error() -> None:
+    v = _copy_of(traced("float64", 2))
+    column = v[:, 0]
+    with pytest.raises(TraceError, match="writing into a view of another traced array"):
+        column[0] = 2.0
+
+
+def test_a_view_taken_after_the_write_sees_it() -> None:
+    v = _copy_of(traced("float64", 2))
+    v[0] = 1.0
+    row = v[0]
+    assert (row + 1).dtype == np.float64
