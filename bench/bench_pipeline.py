@@ -13,42 +13,13 @@ Machines here are shared and noisy: timings are medians (builds, imports) or bes
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import textwrap
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-BENCH = REPO / "bench"
-
-
-def run(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
-    started = time.perf_counter()
-    subprocess.run(
-        command, check=True, capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd
-    )
-    return time.perf_counter() - started
-
-
-def python_json(code: str, env: dict[str, str] | None = None) -> dict:
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-def median_of(count: int, measure) -> float:
-    return statistics.median(measure() for _ in range(count))
+from common import BENCH, REPO, measured_by, median_of, microseconds, python_json, run, write_section
 
 
 def build_figures(work: Path) -> dict[str, float]:
@@ -65,6 +36,7 @@ def build_figures(work: Path) -> dict[str, float]:
     stats.write_text(stats.read_text().replace("-0.5 * z * z", "-0.5 * z**2"))
     run(command, env)  # back to the original package for the call benchmarks
     native = next((project / "build" / "example_ext").glob("_native*"))
+    manifest = json.loads((project / "build" / "example_ext" / "manifest.json").read_text())
     pycc_dir = work / "pycc"
     pycc_build = run([sys.executable, str(BENCH / "pycc_peer.py"), str(pycc_dir)])
     pycc_so = next(pycc_dir.glob("example_pycc*"))
@@ -73,6 +45,8 @@ def build_figures(work: Path) -> dict[str, float]:
         "aotbuild_rebuild": rebuild,
         "aotbuild_one_op_changed": one_op,
         "aotbuild_size": native.stat().st_size,
+        "graphs": len(manifest["graphs"]),
+        "ops": len(manifest["ops"]),
         "pycc_build": pycc_build,
         "pycc_size": pycc_so.stat().st_size,
         "package_dir": str(project / "build"),
@@ -190,27 +164,17 @@ def call_figures(builds: dict) -> dict[str, dict[str, float]]:
     )
 
 
-def microseconds(seconds: float) -> str:
-    return f"{seconds * 1e6:,.2f} µs" if seconds < 1e-3 else f"{seconds * 1e3:,.2f} ms"
-
-
 def table(builds: dict, imports: dict, calls: dict) -> str:
-    import platform
-
-    import llvmlite
-    import numba
-    import numpy
-
     lines = [
         "## Pipeline: build, size, import, call (example project)",
         "",
-        f"Measured by `python bench/bench_pipeline.py` on {time.strftime('%Y-%m-%d')}: {platform.machine()}, "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}, numba {numba.__version__}, "
-        f"llvmlite {llvmlite.__version__}, NumPy {numpy.__version__}. Shared, noisy machine: compare ratios.",
+        measured_by("bench_pipeline.py"),
         "",
         "| build | seconds | artifact |",
         "|---|---|---|",
-        f"| aotbuild, cold (empty object cache, 4 graphs, 22 Ops) | {builds['aotbuild_cold']:.1f} s | `_native*.so` {builds['aotbuild_size'] / 1024:.0f} KB (all 4 graphs) |",
+        f"| aotbuild, cold (empty object cache, {builds['graphs']} graphs, {builds['ops']} Ops) "
+        f"| {builds['aotbuild_cold']:.1f} s | `_native*.so` {builds['aotbuild_size'] / 1024:.0f} KB "
+        f"(all {builds['graphs']} graphs) |",
         f"| aotbuild, nothing changed | {builds['aotbuild_rebuild']:.1f} s | |",
         f"| aotbuild, one Op changed (`z**2` → `z * z`) | {builds['aotbuild_one_op_changed']:.1f} s | |",
         f"| numba.pycc (normal_logp and det only) | {builds['pycc_build']:.1f} s | {builds['pycc_size'] / 1024:.0f} KB |",
@@ -242,18 +206,6 @@ def table(builds: dict, imports: dict, calls: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    path = REPO / "BENCHMARKS.md"
-    start, end = "<!-- bench_pipeline:start -->", "<!-- bench_pipeline:end -->"
-    block = f"{start}\n{text}\n{end}"
-    current = path.read_text() if path.exists() else "# Benchmarks\n\n"
-    if start in current:
-        current = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, current, flags=re.S)
-    else:
-        current = current.rstrip() + "\n\n" + block + "\n"
-    path.write_text(current)
-
-
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="aotbuild-bench-") as work:
         builds = build_figures(Path(work))
@@ -261,7 +213,7 @@ def main() -> None:
         calls = call_figures(builds)
         text = table(builds, imports, calls)
     print(text)
-    write_section(text)
+    write_section("bench_pipeline", text)
 
 
 if __name__ == "__main__":

@@ -277,3 +277,35 @@ def test_scipy_only_for_graphs_that_need_it(package) -> None:
         "layers",
         "float32_linalg",
     }
+
+
+SOLVE = """
+import sys
+sys.modules["numba"] = None
+sys.modules["llvmlite"] = None
+{block_scipy}
+sys.path.insert(0, {folder!r})
+import numpy as np
+import programs_ext
+a = np.array([[4.0, 1.0], [1.0, 3.0]])
+b = np.array([1.0, 2.0])
+assert np.allclose(programs_ext.linalg_lapack(a, b)[0], np.linalg.solve(a, b))
+print("solved")
+"""
+
+
+@pytest.mark.parametrize("scipy", ["present", "blocked"])
+def test_np_linalg_solve_runs_without_numba_and_needs_scipy(built, scipy) -> None:
+    block = 'sys.modules["scipy"] = None' if scipy == "blocked" else ""
+    script = SOLVE.format(block_scipy=block, folder=str(built.package_dir.parent))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    if scipy == "present":
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "solved"
+    else:
+        assert result.returncode == 1
+        last = result.stderr.strip().splitlines()[-1]
+        assert last == (
+            "ImportError: programs_ext: graph(s) linalg, linalg_lapack, layers, float32_linalg use "
+            "BLAS/LAPACK, which SciPy provides at run time; install scipy"
+        ), result.stderr

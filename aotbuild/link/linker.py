@@ -30,30 +30,35 @@ class LinkResult:
     size: int
 
 
-def runtime_objects(toolchain: Toolchain, cache_dir: Path) -> list[Path]:
-    """numba's runtime (helpers and allocator), compiled once per toolchain and numba version."""
+def _compiled(toolchain: Toolchain, cache_dir: Path, name: str, text: bytes, extra: list[str]) -> Path:
+    """The object of C/C++ source ``text`` (named ``name``), compiled once per toolchain, numba and
+    NumPy version: the cache's key is everything the object depends on."""
     import numba
     import numpy as np
 
-    numba_dir = numba_source_dir()
+    digest = hashlib.sha256()
+    for part in (toolchain.fingerprint, numba.__version__, np.__version__, name, *extra):
+        digest.update(part.encode() + b"\0")
+    digest.update(text)
+    cached = cache_dir / "native" / f"{Path(name).stem}-{digest.hexdigest()[:24]}.o"
+    if not cached.exists():
+        with tempfile.TemporaryDirectory(prefix="aotbuild-native-") as work:
+            source = Path(work) / name
+            source.write_bytes(text)
+            prefix_maps = {numba_source_dir(): "numba", Path(work).resolve(): "."}
+            built = toolchain.compile(source, Path(work), extra=extra, prefix_maps=prefix_maps)
+            atomic_write(cached, built.read_bytes())
+    return cached
+
+
+def runtime_objects(toolchain: Toolchain, cache_dir: Path) -> list[Path]:
+    """numba's runtime (helpers and allocator)."""
     runtime = render("native/runtime.c.j2", getters=list(getters())).encode()
-    sources = [("runtime.c", runtime), ("nrt.cpp", (numba_dir / "core" / "runtime" / "nrt.cpp").read_bytes())]
-    objects = []
-    for name, text in sources:
-        digest = hashlib.sha256()
-        for part in (toolchain.fingerprint, numba.__version__, np.__version__, name):
-            digest.update(part.encode() + b"\0")
-        digest.update(text)
-        cached = cache_dir / "runtime" / f"{Path(name).stem}-{digest.hexdigest()[:24]}.o"
-        if not cached.exists():
-            with tempfile.TemporaryDirectory(prefix="aotbuild-runtime-") as work:
-                source = Path(work) / name
-                source.write_bytes(text)
-                prefix_maps = {numba_dir: "numba", Path(work).resolve(): "."}
-                built = toolchain.compile(source, Path(work), extra=["-w"], prefix_maps=prefix_maps)
-                atomic_write(cached, built.read_bytes())
-        objects.append(cached)
-    return objects
+    nrt = (numba_source_dir() / "core" / "runtime" / "nrt.cpp").read_bytes()
+    return [
+        _compiled(toolchain, cache_dir, name, text, ["-w"])
+        for name, text in (("runtime.c", runtime), ("nrt.cpp", nrt))
+    ]
 
 
 def undefined_symbols(path: Path) -> list[str] | None:
@@ -89,13 +94,9 @@ def link_extension(
         data = objects[module.symbol].data
         write_if_changed(path, data)
         paths.append(path)
-    entry_source = work_dir / "c" / "_native.c"
-    atomic_write(entry_source, render_entry(package, plan, graphs_needing_linalg(plan, objects)).encode())
-    entry_object = toolchain.compile(
-        entry_source,
-        work_dir / "c",
-        prefix_maps={numba_source_dir(): "numba", work_dir.resolve(): "."},
-    )
+    entry = render_entry(package, plan, graphs_needing_linalg(plan, objects)).encode()
+    write_if_changed(work_dir / "c" / "_native.c", entry)  # to read; compiled from the cache
+    entry_object = _compiled(toolchain, cache_dir, "_native.c", entry, [])
     output.parent.mkdir(parents=True, exist_ok=True)
     toolchain.link([entry_object, *runtime_objects(toolchain, cache_dir), *paths], output)
     _check_undefined(output, objects)

@@ -68,7 +68,8 @@ def check_dtype(dtype: np.dtype, what: str) -> None:
 
 def constant_node(value: object, dtype: npt.DTypeLike | None = None) -> Node:
     const = ConstValue.of(value, dtype)
-    check_dtype(np.dtype(const.dtype), f"the constant {value!r}")
+    if np.dtype(const.dtype).name not in SUPPORTED_DTYPES:  # repr() only for the message: it is slow
+        check_dtype(np.dtype(const.dtype), f"the constant {value!r}")
     return Node.make(Constant(const))
 
 

@@ -88,7 +88,7 @@ def tracing_patches() -> Iterator[None]:
     originals: dict[str, Any] = {"len": builtins.len}
     originals.update({name: getattr(np, name) for name in traced if name != "len"})
     try:
-        builtins.len = _routed(originals["len"], traced["len"])
+        builtins.len = traced["len"]  # tells tracers apart itself: len() is called everywhere
         for name in traced:
             if name != "len":
                 setattr(np, name, _routed(originals[name], traced[name]))

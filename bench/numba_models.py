@@ -1,0 +1,24 @@
+"""The example MLP under numba's JIT, for bench_models.py: the same layer, ``@njit`` instead of
+``@aotbuild.subgraph``. The radon functions and the image pipeline have no peer here: numba does
+not compile them as written (plain Python helpers, a dataclass of options, ``mean`` over a tuple
+of axes with ``keepdims``)."""
+
+import numpy as np
+from numba import njit
+
+
+@njit
+def dense(x, w, b):
+    return np.tanh(x @ w + b)
+
+
+@njit
+def mlp(x, w0, b0, w1, b1, w2, b2, w3, b3, w4, b4, w5, b5, w6, b6, w7, b7):
+    h = dense(np.ascontiguousarray(x), w0, b0)
+    h = dense(h, w1, b1)
+    h = dense(h, w2, b2)
+    h = dense(h, w3, b3)
+    h = dense(h, w4, b4)
+    h = dense(h, w5, b5)
+    h = dense(h, w6, b6)
+    return dense(h, w7, b7)
