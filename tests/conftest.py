@@ -10,13 +10,16 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import warnings
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 from aotbuild.build import BuildResult, build
 from aotbuild.progress import Progress
+from aotbuild.types import DTYPE_SPELLING
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECTS = Path(__file__).resolve().parent / "projects"
@@ -73,6 +76,36 @@ def load_package(result: BuildResult) -> ModuleType:
     if folder not in sys.path:
         sys.path.insert(0, folder)
     return importlib.import_module(result.package_dir.name)
+
+
+def spelled(value: object) -> str:
+    """The signature spelling of a sample value's type: ``float64[:, :]``, ``boolean``..."""
+    array = np.asarray(value)
+    name = DTYPE_SPELLING[array.dtype.name]
+    return name if array.ndim == 0 else f"{name}[{', '.join([':'] * array.ndim)}]"
+
+
+def numpy_results(function, *args) -> tuple:
+    """What NumPy gives for ``function(*args)``, always as a tuple, warnings silenced."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        result = function(*args)
+    return result if isinstance(result, tuple) else (result,)
+
+
+def sampled_graphs(package: str, module, graphs: dict[str, tuple[str, tuple]]) -> str:
+    """A graphs.toml whose signatures are read off NumPy's results on sample arguments.
+
+    ``graphs`` maps a graph name to (function name in ``module``, sample arguments).
+    """
+    lines = [f'[package]\nname = "{package}"\n']
+    for name, (function, args) in graphs.items():
+        results = numpy_results(getattr(module, function), *args)
+        signature = f"Tuple({', '.join(map(spelled, results))})({', '.join(map(spelled, args))})"
+        lines.append(
+            f'[graphs.{name}]\nfunction = "{module.__name__}:{function}"\nsignature = "{signature}"\n'
+        )
+    return "\n".join(lines)
 
 
 def write_project(folder: Path, graphs_toml: str, modules: dict[str, str]) -> Path:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .conftest import PROJECTS, load_package, write_project
+from .conftest import PROJECTS, load_package, numpy_results, sampled_graphs, write_project
 
 sys.path.insert(0, str(PROJECTS / "programs"))
 import programs  # noqa: E402
@@ -52,29 +51,11 @@ GRAPHS = {
 }
 
 
-def spelled(value: object) -> str:
-    array = np.asarray(value)
-    name = "boolean" if array.dtype == bool else array.dtype.name
-    return name if array.ndim == 0 else f"{name}[{', '.join([':'] * array.ndim)}]"
-
-
-def numpy_results(function, *args) -> tuple:
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        result = function(*args)
-    return result if isinstance(result, tuple) else (result,)
-
-
 @pytest.fixture(scope="module")
 def built(build_project, tmp_path_factory):
     folder = tmp_path_factory.mktemp("programs-project")
     shutil.copy(PROJECTS / "programs" / "programs.py", folder)
-    lines = ['[package]\nname = "programs_ext"\n']
-    for name, (function, args) in GRAPHS.items():
-        results = numpy_results(getattr(programs, function), *args)
-        signature = f"Tuple({', '.join(map(spelled, results))})({', '.join(map(spelled, args))})"
-        lines.append(f'[graphs.{name}]\nfunction = "programs:{function}"\nsignature = "{signature}"\n')
-    return build_project(write_project(folder, "\n".join(lines), {}))
+    return build_project(write_project(folder, sampled_graphs("programs_ext", programs, GRAPHS), {}))
 
 
 @pytest.fixture(scope="module")

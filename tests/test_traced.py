@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
-from .conftest import PROJECTS, load_package, write_project
+from .conftest import PROJECTS, load_package, spelled, write_project
 
 DTYPES = ["float64", "float32", "int64", "bool"]
 
@@ -49,16 +49,11 @@ signature = "Tuple(float64[:], float64, float64[:])(float64[:])"
 def reduction_graph(dtype: str) -> str:
     import traced_graphs
 
-    results = traced_graphs.reductions(np.ones((2, 3, 4), dtype))
-    spelled = []
-    for r in results:
-        r = np.asarray(r)
-        name = "boolean" if r.dtype == bool else r.dtype.name
-        spelled.append(name + (f"[{', '.join([':'] * r.ndim)}]" if r.ndim else ""))
-    arg = "boolean" if dtype == "bool" else dtype
+    sample = np.ones((2, 3, 4), dtype)
+    results = ", ".join(map(spelled, traced_graphs.reductions(sample)))
     return (
         f'[graphs.reductions_{dtype}]\nfunction = "traced_graphs:reductions"\n'
-        f'signature = "Tuple({", ".join(spelled)})({arg}[:, :, :])"\n'
+        f'signature = "Tuple({results})({spelled(sample)})"\n'
     )
 
 

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import shutil
 import sys
-import warnings
 
 import numpy as np
 import pytest
 
-from aotbuild.types import DTYPE_SPELLING
-
-from .conftest import PROJECTS, load_package
+from .conftest import PROJECTS, load_package, numpy_results, sampled_graphs
 
 sys.path.insert(0, str(PROJECTS / "ufuncs"))
 import ufunc_graphs  # noqa: E402
@@ -91,19 +88,6 @@ def sample(dtype: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
         return rng.permutation(np.resize(pool, size)).astype(dtype).reshape(shape)
 
 
-def spelled(array: np.ndarray) -> str:
-    if array.ndim == 0:
-        return DTYPE_SPELLING[array.dtype.name]
-    return f"{DTYPE_SPELLING[array.dtype.name]}[{', '.join([':'] * array.ndim)}]"
-
-
-def numpy_results(function, *args):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        result = function(*args)
-    return result if isinstance(result, tuple) else (result,)
-
-
 #: graph name -> (function name, argument arrays used to declare the signature)
 GRAPHS = {
     **{f"unary_{d}": ("unary", (sample(d, (24,), 0),)) for d in DTYPES},
@@ -121,12 +105,7 @@ GRAPHS = {
 def package(build_project, tmp_path_factory):
     folder = tmp_path_factory.mktemp("ufuncs-project")
     shutil.copy(PROJECTS / "ufuncs" / "ufunc_graphs.py", folder)
-    lines = ['[package]\nname = "ufunc_ext"\n']
-    for name, (function, args) in GRAPHS.items():
-        results = numpy_results(getattr(ufunc_graphs, function), *args)
-        signature = f"Tuple({', '.join(spelled(np.asarray(r)) for r in results)})({', '.join(spelled(a) for a in args)})"
-        lines.append(f'[graphs.{name}]\nfunction = "ufunc_graphs:{function}"\nsignature = "{signature}"\n')
-    (folder / "graphs.toml").write_text("\n".join(lines))
+    (folder / "graphs.toml").write_text(sampled_graphs("ufunc_ext", ufunc_graphs, GRAPHS))
     return load_package(build_project(folder / "graphs.toml"))
 
 
