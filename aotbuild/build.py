@@ -96,10 +96,8 @@ def _compile(
 
 def _located(exc: CompileError, title: str, modules_dir: Path, project: ProjectConfig) -> CompileError:
     """Point a numba failure at the generated module (or the kernel's source) and line."""
-    file = getattr(exc, "file", "")
-    line = getattr(exc, "line", 0)
-    path = modules_dir / file if file.startswith("aot_") else project.root / file
-    return CompileError(f"numba cannot compile {title}\n  at {display_path(path)}:{line}\n{exc}")
+    path = modules_dir / exc.file if exc.file.startswith("aot_") else project.root / exc.file
+    return CompileError(f"numba cannot compile {title}\n  at {display_path(path)}:{exc.line}\n{exc}")
 
 
 def build(
@@ -111,6 +109,7 @@ def build(
 ) -> BuildResult:
     """Build the package ``path`` (a graphs.toml) declares; returns what was built."""
     from .compile.target import resolve_target
+    from .link.linalg import graphs_needing_linalg
     from .link.linker import link_extension
     from .package.loader import render_loader, render_stub
     from .package.manifest import build_manifest, manifest_text
@@ -125,6 +124,7 @@ def build(
         f"{len(project.graphs)} graph(s), target {package.target}"
     )
     out = project.out_dir
+    objects_cache = cache_dir(out)
     work = out / ".aotbuild" / package.name
     modules_dir = work / "modules"
 
@@ -141,21 +141,21 @@ def build(
 
         progress.begin("compile")
         cpu = resolve_target(package.target)
-        objects, compiled = _compile(plan, project, cpu, modules_dir, cache_dir(out), progress)
+        objects, compiled = _compile(plan, project, cpu, modules_dir, objects_cache, progress)
         progress.end(f"{compiled} object(s) compiled, {len(plan.modules) - compiled} from cache")
+    linalg = graphs_needing_linalg(plan, objects)
 
     destination = out / package.name
     staged = staging_dir(destination)
     try:
         progress.begin("link")
         native = staged / f"_native{sysconfig.get_config_var('EXT_SUFFIX')}"
-        linked = link_extension(package.name, plan, objects, work, native, cache_dir(out))
+        linked = link_extension(package.name, plan, objects, linalg, work, native, objects_cache)
         progress.end(f"{native.name} ({linked.size / 1024:.0f} KB)")
 
         progress.begin("package")
-        manifest = build_manifest(project, plan, objects, cpu, native.name)
+        manifest = build_manifest(project, plan, objects, linalg, cpu, native.name)
         write_text(staged, "manifest.json", manifest_text(manifest))
-        linalg = manifest["linalg"]["graphs"]
         write_text(staged, "__init__.py", render_loader(project, plan, package.target, linalg))
         write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
         write_text(staged, "py.typed", "")

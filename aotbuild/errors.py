@@ -29,7 +29,16 @@ class KernelError(AotBuildError):
 
 
 class CompileError(AotBuildError):
-    """numba rejected a generated module; the message points at the module and line."""
+    """numba rejected a generated module; the message points at the module and line.
+
+    ``file`` and ``line`` locate the failure (a generated module's name, or a kernel's source)
+    until the build turns them into the message.
+    """
+
+    def __init__(self, message: str, file: str = "", line: int = 0) -> None:
+        super().__init__(message)
+        self.file = file
+        self.line = line
 
 
 class LinkError(AotBuildError):

@@ -138,3 +138,20 @@ def test_scipy_without_blas_is_an_import_error_on_first_call(example_build) -> N
         "install scipy (import of scipy.linalg.cython_blas halted"
     ), first
     assert last == "recovered"
+
+
+def test_a_native_module_lacking_ops_is_an_import_error_naming_them(
+    example_build, kernels_build, tmp_path
+) -> None:
+    """The loader checks _native against the Ops it was built with: a mismatched copy fails clearly."""
+    import shutil
+
+    copy = tmp_path / "example_ext"
+    shutil.copytree(example_build.package_dir, copy)
+    shutil.copy(kernels_build.native, copy / example_build.native.name)
+    script = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import example_ext"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: example_ext: compiled Op aot_"), result.stderr
+    assert "needed by graph(s) " in last and last.endswith("; rebuild the package")

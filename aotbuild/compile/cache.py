@@ -18,16 +18,27 @@ from ..files import atomic_write
 from .compiler import CompiledObject, CompileRequest
 
 
-def toolchain_key() -> str:
+def toolchain_versions() -> dict[str, str]:
+    """The versions that decide compiled bytes (and the platform, for the manifest's reader)."""
+    import platform
     import sys
 
     import llvmlite
     import numba
     import numpy
 
-    versions = {"numba": numba, "llvmlite": llvmlite, "numpy": numpy}
-    parts = [f"{name}={module.__version__}" for name, module in versions.items()]
-    return ";".join([*parts, f"python={sys.version.split()[0]}"])
+    return {
+        "numba": numba.__version__,
+        "llvmlite": llvmlite.__version__,
+        "numpy": numpy.__version__,
+        "python": platform.python_version(),
+        "platform": f"{sys.platform}-{platform.machine()}",
+    }
+
+
+def toolchain_key() -> str:
+    versions = toolchain_versions()
+    return ";".join(f"{name}={versions[name]}" for name in ("numba", "llvmlite", "numpy", "python"))
 
 
 def request_key(request: CompileRequest) -> str:

@@ -136,11 +136,7 @@ def _compile_error(request: CompileRequest, exc: Exception) -> CompileError:
     message = str(exc).strip()
     locations = _LOCATION.findall(message)
     file, line = locations[-1] if locations else (request.filename, "0")
-    error = CompileError(condense(message))
-    error.symbol = request.symbol  # type: ignore[attr-defined]
-    error.file = file  # type: ignore[attr-defined]
-    error.line = int(line)  # type: ignore[attr-defined]
-    return error
+    return CompileError(condense(message), file, int(line))
 
 
 def compile_request(request: CompileRequest) -> CompiledObject:
@@ -193,9 +189,9 @@ def compile_request(request: CompileRequest) -> CompiledObject:
             raise _compile_error(request, exc) from None
         except ImportError as exc:
             # numba needs SciPy to compile linear algebra (BLAS/LAPACK signatures).
-            error = CompileError(f"{exc}: this Op uses BLAS/LAPACK, which need SciPy at build and run time")
-            error.file, error.line = request.filename, 0  # type: ignore[attr-defined]
-            raise error from None
+            raise CompileError(
+                f"{exc}: this Op uses BLAS/LAPACK, which need SciPy at build and run time", request.filename
+            ) from None
         if request.adapter:
             emit_adapter(context, library, request.symbol, restype, argtypes)
         library.finalize()

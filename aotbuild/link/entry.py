@@ -11,7 +11,7 @@ from ..codegen.module import CODEGEN_VERSION
 from ..codegen.plan import BuildPlan, GraphPlan
 from ..codegen.templates import render
 from ..compile.adapter import ADAPTER_SUFFIX
-from ..types import Array, Scalar, TupleOf, Value
+from ..types import Array, NoneType, TupleOf, Value
 from .linalg import PROVIDERS
 
 #: NumPy type numbers and C types by dtype name.
@@ -113,19 +113,13 @@ def _graph(plan: GraphPlan, linalg: bool) -> dict[str, object]:
     writes = config.mode == "kernel"
     params = [_param(name, value, writes) for name, value in zip(graph.params, signature.args, strict=True)]
     result = signature.result
-    items: tuple[Value, ...]
-    if isinstance(result, TupleOf):
-        items, returns = result.items, "tuple"
-    elif isinstance(result, (Scalar, Array)):
-        items, returns = (result,), "single"
-    else:
-        items, returns = (), "none"
+    returns = "tuple" if isinstance(result, TupleOf) else "none" if isinstance(result, NoneType) else "single"
     return {
         "name": config.name,
         "signature": config.signature_text,
         "adapter": plan.entry.symbol + ADAPTER_SUFFIX,
         "params": params,
-        "results": [_result(i, item) for i, item in enumerate(items)],
+        "results": [_result(i, item) for i, item in enumerate(signature.results)],
         "returns": returns,
         "nogil": config.nogil,
         "linalg": linalg,

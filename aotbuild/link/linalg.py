@@ -2,10 +2,11 @@
 
 numba's linear algebra calls helpers such as ``numba_xxgemm`` (in ``numba/_lapack.c``), which
 take the actual BLAS/LAPACK functions from SciPy's Cython exports the first time they run — and
-abort the process if that fails. So the entry function of a graph whose Ops need these helpers
-resolves every function itself on its first call, after importing SciPy: a missing SciPy is an
-ImportError naming the graph, and a package imports (and its other graphs run) without SciPy —
-importing SciPy's BLAS takes ~180 ms, a hundred times the package's own import.
+abort the process if that fails. So the loader only checks that SciPy is installed (an
+ImportError naming the graphs that need it, at import), and the entry function of such a graph
+imports SciPy's BLAS/LAPACK and resolves every function on its first call, before the graph runs
+(an ImportError naming the graph if that fails): importing them takes ~180 ms, a hundred times
+the package's own import.
 """
 
 from __future__ import annotations

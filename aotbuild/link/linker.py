@@ -7,17 +7,18 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..codegen.plan import BuildPlan
 from ..codegen.templates import render
+from ..compile.cache import toolchain_key
 from ..compile.compiler import CompiledObject
 from ..errors import LinkError
 from ..files import atomic_write, write_if_changed
 from .entry import render_entry
-from .linalg import getters, graphs_needing_linalg
+from .linalg import getters
 from .toolchain import Toolchain, numba_source_dir
 
 #: Undefined symbols a finished extension may have: CPython's API and the C/C++ runtime.
@@ -31,13 +32,10 @@ class LinkResult:
 
 
 def _compiled(toolchain: Toolchain, cache_dir: Path, name: str, text: bytes, extra: list[str]) -> Path:
-    """The object of C/C++ source ``text`` (named ``name``), compiled once per toolchain, numba and
-    NumPy version: the cache's key is everything the object depends on."""
-    import numba
-    import numpy as np
-
+    """The object of C/C++ source ``text`` (named ``name``), compiled once per compiler and
+    toolchain versions: the cache's key is everything the object depends on."""
     digest = hashlib.sha256()
-    for part in (toolchain.fingerprint, numba.__version__, np.__version__, name, *extra):
+    for part in (toolchain.fingerprint, toolchain_key(), name, *extra):
         digest.update(part.encode() + b"\0")
     digest.update(text)
     cached = cache_dir / "native" / f"{Path(name).stem}-{digest.hexdigest()[:24]}.o"
@@ -81,6 +79,7 @@ def link_extension(
     package: str,
     plan: BuildPlan,
     objects: Mapping[str, CompiledObject],
+    linalg_graphs: Collection[str],
     work_dir: Path,
     output: Path,
     cache_dir: Path,
@@ -94,7 +93,7 @@ def link_extension(
         data = objects[module.symbol].data
         write_if_changed(path, data)
         paths.append(path)
-    entry = render_entry(package, plan, graphs_needing_linalg(plan, objects)).encode()
+    entry = render_entry(package, plan, linalg_graphs).encode()
     write_if_changed(work_dir / "c" / "_native.c", entry)  # to read; compiled from the cache
     entry_object = _compiled(toolchain, cache_dir, "_native.c", entry, [])
     output.parent.mkdir(parents=True, exist_ok=True)

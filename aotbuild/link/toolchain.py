@@ -7,6 +7,7 @@ mapped with ``-ffile-prefix-map`` so no absolute path reaches an object.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -81,7 +82,7 @@ class Toolchain:
                 setattr(compiler, attribute, _clean(command))
         return Toolchain(compiler)
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         """What the compiler and its flags are: objects built differently never mix."""
         parts = [sys.version, sysconfig.get_config_var("EXT_SUFFIX") or ""]

@@ -26,7 +26,8 @@ def render_loader(
         config_name=project.path.name,
         target=target,
         graphs=[g.graph.name for g in plan.graphs],
-        linalg=[name for name in (g.graph.name for g in plan.graphs) if name in linalg_graphs],
+        linalg=list(linalg_graphs),
+        ops=[module.symbol for module in plan.modules],
     )
 
 

@@ -4,39 +4,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import platform
-import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..codegen.module import CODEGEN_VERSION
 from ..codegen.plan import BuildPlan
+from ..compile.cache import toolchain_versions
 from ..compile.compiler import CompiledObject
 from ..compile.target import Target
 from ..config import ProjectConfig
-from ..link.linalg import PROVIDERS, graphs_needing_linalg
+from ..link.linalg import PROVIDERS
 
 MANIFEST_FORMAT = 1
-
-
-def toolchain_versions() -> dict[str, str]:
-    import llvmlite
-    import numba
-    import numpy
-
-    return {
-        "numba": numba.__version__,
-        "llvmlite": llvmlite.__version__,
-        "numpy": numpy.__version__,
-        "python": ".".join(map(str, sys.version_info[:3])),
-        "platform": f"{sys.platform}-{platform.machine()}",
-    }
 
 
 def build_manifest(
     project: ProjectConfig,
     plan: BuildPlan,
     objects: Mapping[str, CompiledObject],
+    linalg_graphs: Sequence[str],
     target: Target,
     native: str,
 ) -> dict[str, Any]:
@@ -54,7 +40,6 @@ def build_manifest(
             "entry": graph_plan.entry.symbol,
             "ops": list(graph_plan.symbols),
         }
-    needs_linalg = list(graphs_needing_linalg(plan, objects))
     ops = {}
     for module in plan.modules:
         obj = objects[module.symbol]
@@ -83,8 +68,8 @@ def build_manifest(
         "order": [module.symbol for module in plan.modules],
         "native": native,
         "linalg": {
-            "graphs": needs_linalg,
-            "provider": ", ".join(PROVIDERS) if needs_linalg else None,
+            "graphs": list(linalg_graphs),
+            "provider": ", ".join(PROVIDERS) if linalg_graphs else None,
         },
     }
 
