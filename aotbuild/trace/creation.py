@@ -14,7 +14,7 @@ from ..errors import TraceError
 from ..types import Array
 from .movement import expression
 from .operands import Operand, as_operand, check_dtype, integer_entry
-from .ufuncs import apply_cast, apply_ufunc, unsupported
+from .ufuncs import _weak_probe, apply_cast, apply_ufunc, unsupported
 
 #: Results up to this many elements, fully known at trace time, become constants.
 FOLD_LIMIT = 256
@@ -75,7 +75,8 @@ def filled(
         and (kind != "full" or as_operand(fill).constant is not None)
     ):
         if kind == "full":
-            return as_operand(np.full(known, np.asarray(fill), dtype=result))
+            # The constant's array, not ``fill``: np.full is patched while tracing.
+            return as_operand(np.full(known, as_operand(fill).constant.array, dtype=result))  # type: ignore[union-attr]
         return as_operand(np.zeros(known, dtype=result) if kind != "ones" else np.ones(known, dtype=result))
     shape_text = _tuple_text(codes)
     if kind == "full":
@@ -102,6 +103,8 @@ def filled_like(
 def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Operand:
     if kwargs:
         raise unsupported(f"np.arange(..., {next(iter(kwargs))}=...)")
+    if len(args) == 4 and dtype is None:  # np.arange(start, stop, step, dtype)
+        dtype, args = args[3], args[:3]
     if not 1 <= len(args) <= 3:
         raise TraceError("np.arange takes 1 to 3 positional arguments")
     operands = [as_operand(a) for a in args]
@@ -109,7 +112,8 @@ def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Operand:
     result = np.arange(*samples, dtype=dtype).dtype  # type: ignore[call-overload]
     check_dtype(result, "the result of np.arange")
     if all(op.constant is not None for op in operands):
-        values = np.arange(*(a.item() if isinstance(a, np.generic) else a for a in args), dtype=result)  # type: ignore[call-overload]
+        # The constants' values, not ``args``: np.arange is patched while tracing.
+        values = np.arange(*(op.constant.array.item() for op in operands), dtype=result)  # type: ignore[union-attr]
         if values.size <= FOLD_LIMIT:
             return as_operand(values)
     names = ", ".join(f"{{{i}}}" for i in range(len(operands)))
@@ -141,7 +145,8 @@ def linspace(
     if known is not None and known < 0:
         raise TraceError(f"Number of samples, {known}, must be non-negative.")
     count = Operand(node) if node is not None else as_operand(known)
-    kind = np.result_type(float, low.resolution_dtype, high.resolution_dtype)
+    # NumPy: the result type of start and stop (Python numbers weak), made inexact.
+    kind = np.result_type(_weak_probe(low), _weak_probe(high), 0.0)
     low, high = apply_cast(low, kind), apply_cast(high, kind)
     if endpoint:
         values = expression(

@@ -176,16 +176,27 @@ def _numpy_index(items: tuple[IndexItem, ...]) -> tuple[Any, ...]:
 
 
 def getitem(source: Operand, key: object) -> Operand:
+    return subscript(source, key)[0]
+
+
+def subscript(source: Operand, key: object) -> tuple[Operand, bool]:
+    """``source[key]``, and whether NumPy returns it as a view of ``source``.
+
+    Basic indexing gives a view (``a[:]`` and ``a[...]`` too, though the value is ``source``
+    itself), except where every axis gets an integer: that is a scalar, a copy. Gathers and
+    masks are copies.
+    """
     if source.ndim == 0:
         raise TraceError("a traced scalar cannot be indexed")
     parsed = _parse(key, source.ndim)
     if parsed.mask is not None:
         if any(item != WHOLE for item in parsed.items):
             raise TraceError(f"a boolean mask is supported alone (a[mask], a[mask, ...]); {KERNEL_HINT}")
-        return Operand(Node.make(MaskSelect(), (source.node, parsed.mask.node)))
+        return Operand(Node.make(MaskSelect(), (source.node, parsed.mask.node))), False
     if not parsed.arrays:
-        return view(source, parsed.items)
-    return _gather(source, parsed)
+        result = view(source, parsed.items)
+        return result, result.ndim > 0
+    return _gather(source, parsed), False
 
 
 def _gather(source: Operand, parsed: _Parsed) -> Operand:

@@ -17,7 +17,7 @@ from ..graph.array_ops import NewAxis, Squeeze
 from ..graph.linalg_ops import Einsum, MatMul
 from ..types import Array, Scalar
 from .indexing import WHOLE, view
-from .movement import expression, ravel, transpose
+from .movement import _axes, expression, ravel, transpose
 from .operands import Operand, as_operand, check_dtype
 from .reductions import apply_reduction
 from .ufuncs import apply_cast, apply_ufunc, unsupported
@@ -189,8 +189,7 @@ def norm(x: object, ord: object = None, axis: object = None, keepdims: bool = Fa
     if axis is None and ord is None:
         flat = ravel(a)
         return _keep(sqrt(apply_reduction("sum", squared_magnitude(flat))), a.ndim, keepdims)
-    given: Any = (axis,) if isinstance(axis, (int, np.integer)) else axis
-    axes = tuple(int(ax) % a.ndim for ax in (range(a.ndim) if given is None else given))
+    axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
     if len(axes) == 1:
         (ax,) = axes
         if ord is None or ord == 2:

@@ -47,12 +47,13 @@ def _traced_versions() -> dict[str, Callable[..., Any]]:
     from .ufuncs import apply_cast, copy
 
     def filled(kind: str) -> Callable[..., Any]:
-        def make(shape: Any, *args: Any, **kwargs: Any) -> Tracer:
-            if kind == "full":
-                return Tracer(creation.filled("full", shape, kwargs.pop("dtype", None), *args, **kwargs))
-            return Tracer(creation.filled(kind, shape, *args, **kwargs))
+        def make(shape: Any, dtype: Any = None, order: Any = "C") -> Tracer:
+            return Tracer(creation.filled(kind, shape, dtype, order=order))
 
         return make
+
+    def full(shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C") -> Tracer:
+        return Tracer(creation.filled("full", shape, dtype, fill_value, order))
 
     def array(value: Any, dtype: Any = None, *, copy_values: bool = True, **kwargs: Any) -> Tracer:
         if kwargs:
@@ -70,7 +71,7 @@ def _traced_versions() -> dict[str, Callable[..., Any]]:
         "zeros": filled("zeros"),
         "ones": filled("ones"),
         "empty": filled("empty"),
-        "full": filled("full"),
+        "full": full,
         "arange": lambda *args, **kwargs: Tracer(creation.arange(*args, **kwargs)),
         "eye": lambda *args, **kwargs: Tracer(creation.eye(*args, **kwargs)),
         "identity": lambda n, dtype=float: Tracer(creation.eye(n, None, 0, dtype)),

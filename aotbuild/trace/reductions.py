@@ -72,8 +72,6 @@ def apply_reduction(
     ndim = operand.ndim
     axes = normalize_axes(axis, ndim) if ndim else normalize_axes(axis, 0)
     kwargs: dict[str, Any] = {"axis": axes, "keepdims": bool(keepdims)}
-    if kind in ("any", "all"):
-        kwargs["axis"] = axes if axes else None
     if dtype is not None:
         kwargs["dtype"] = np.dtype(dtype)  # type: ignore[call-overload]
     function = _NUMPY_FUNCTION[kind]

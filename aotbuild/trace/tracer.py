@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import TraceError
 from ..graph import Dim, Node, Size
 from . import movement
-from .indexing import getitem, setitem, take
+from .indexing import setitem, subscript, take
 from .operands import Operand, as_operand
 from .reductions import apply_reduction
 from .ufuncs import KERNEL_HINT, apply_cast, apply_ufunc, copy, unsupported
@@ -167,11 +167,8 @@ class Tracer:
 
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Tracer:
-        result = getitem(self.operand, key)
-        # Basic indexing is a view in NumPy; gathers and masks are copies.
-        from ..graph.array_ops import BasicIndex
-
-        return self.view(result) if isinstance(result.node.op, BasicIndex) else Tracer(result)
+        result, is_view = subscript(self.operand, key)
+        return self.view(result) if is_view else Tracer(result)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if self._view_of is not None:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from aotbuild.errors import TraceError
-from aotbuild.graph import Argument, Constant, Dim, Elementwise, Node, Reduce, Size
+from aotbuild.graph import Argument, Constant, ConstValue, Dim, Elementwise, Node, Reduce, Size
 from aotbuild.trace.operands import Operand
 from aotbuild.trace.tracer import Tracer, traced_len
 from aotbuild.types import Array, Scalar
@@ -191,3 +191,42 @@ def test_a_view_taken_after_the_write_sees_it() -> None:
     v[0] = 1.0
     row = v[0]
     assert (row + 1).dtype == np.float64
+
+
+@pytest.mark.parametrize("key", [slice(None), Ellipsis, (slice(None), Ellipsis), slice(1, None)])
+def test_whole_slices_are_views_too(key: object) -> None:
+    """``z[:]`` and ``z[...]`` are views in NumPy, though their value is ``z`` itself."""
+    z = _copy_of(traced("float64"))
+    view = z[key]
+    z[0] = 1.0
+    with pytest.raises(TraceError, match="written to after the view was taken"):
+        _ = view + 1
+
+
+def test_a_scalar_read_is_a_copy() -> None:
+    """An integer for every axis gives a scalar in NumPy, not a view: later writes don't show."""
+    z = _copy_of(traced("float64"))
+    first = z[0]
+    z[0] = 1.0
+    assert (first + 1).dtype == np.float64
+
+
+@pytest.mark.parametrize("kind", ["any", "all", "sum", "max"])
+def test_reducing_over_no_axis_keeps_the_array(kind: str) -> None:
+    values = np.array([[0.0, 2.0], [np.nan, -1.0]])
+    expected = getattr(np, kind)(values, axis=())
+    got = getattr(np, kind)(Tracer(Operand(Node.make(Constant(ConstValue.of(values))))), axis=())
+    assert got.operand.constant is not None
+    assert np.array_equal(got.operand.constant.array, expected, equal_nan=True)
+    assert got.dtype == expected.dtype
+    assert getattr(np, kind)(traced("float64", 2), axis=()).ndim == 2
+
+
+def test_norm_checks_its_axes() -> None:
+    m = traced("float64", 2)
+    with pytest.raises(TraceError, match="axis 5 is out of bounds for array of dimension 2"):
+        np.linalg.norm(m, axis=5)
+    with pytest.raises(TraceError, match="axis -3 is out of bounds for array of dimension 2"):
+        np.linalg.norm(m, axis=(0, -3))
+    assert np.linalg.norm(m, axis=-1).ndim == 1
+    assert np.linalg.norm(m, ord=1, axis=(1, 0)).ndim == 0
