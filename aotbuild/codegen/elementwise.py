@@ -17,20 +17,26 @@ def render_elementwise(node: Node) -> OpModule:
     ndim = result.ndim if isinstance(result, Array) else 0
     slots = input_slots(node)
     extents = [f"n{d}" for d in range(ndim)]
+    # The input lengths each axis of the result is broadcast from (inputs align at the right).
     axis_sources: list[list[str]] = [[] for _ in range(ndim)]
+    for slot in slots:
+        for axis in range(slot.ndim):
+            axis_sources[ndim - slot.ndim + axis].append(f"{slot.name}.shape[{axis}]")
     steps = []
     loads = []
     for k, slot in enumerate(slots):
-        if slot.ndim == 0:
-            value = slot.name
-        else:
+        value = slot.name
+        if slot.ndim:
             offset = ndim - slot.ndim
             index = []
             for axis in range(slot.ndim):
-                step = f"s{k}_{axis}"
-                steps.append({"name": step, "source": slot.name, "axis": axis})
-                axis_sources[axis + offset].append(f"{slot.name}.shape[{axis}]")
-                index.append(f"i{axis + offset} * {step}")
+                position = f"i{axis + offset}"
+                # An axis only this input spans has its length: no step needed, it is never broadcast.
+                if len(axis_sources[axis + offset]) > 1:
+                    step = f"s{k}_{axis}"
+                    steps.append({"name": step, "source": slot.name, "axis": axis})
+                    position += f" * {step}"
+                index.append(position)
             value = f"{slot.name}[{', '.join(index)}]"
         loads.append(load_expression(value, slot.dtype, op.in_dtypes[k]))
     scalar_inputs = tuple(slot.ndim == 0 for slot in slots)

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from ..graph import Node
 from ..graph.array_ops import (
-    DYNAMIC,
     BasicIndex,
     Entry,
     Gather,
@@ -22,16 +21,14 @@ from ..graph.array_ops import (
     index_text,
 )
 from .module import OpModule, template_op
-from .slots import input_slots
+from .slots import entry_text, input_slots
 
 
 def _index_code(items: tuple[IndexItem, ...], dynamic: Iterator[str]) -> tuple[str, list[dict[str, object]]]:
     """The index expression, and the checks its integer indices need."""
 
     def entry(value: Entry) -> str:
-        if value is None:
-            return ""
-        return next(dynamic) if value is DYNAMIC else str(value)
+        return "" if value is None else entry_text(value, dynamic)
 
     parts: list[str] = []
     checks: list[dict[str, object]] = []
@@ -41,7 +38,7 @@ def _index_code(items: tuple[IndexItem, ...], dynamic: Iterator[str]) -> tuple[s
             parts.append("None")
             continue
         if isinstance(item, Squeeze):
-            checks.append({"var": f"i{axis}", "value": "0", "axis": axis, "squeeze": True})
+            checks.append({"axis": axis, "squeeze": True})
             parts.append("0")
         elif isinstance(item, IndexInt):
             var = f"i{axis}"
@@ -95,29 +92,24 @@ def render_set_index(node: Node) -> OpModule:
     )
 
 
-def _broadcast_lines(target: str, sources: list[str], message: str) -> list[str]:
-    """Lines computing ``target`` as the broadcast length of ``sources`` (NumPy's rule)."""
-    if len(sources) == 1:
-        return [f"{target} = {sources[0]}"]
-    return [
-        f"{target} = 1",
-        f"for length in ({', '.join(sources)},):",
-        f"    if length != {target}:",
-        f"        if {target} == 1:",
-        f"            {target} = length",
-        "        elif length != 1:",
-        f'            raise IndexError("{message}")',
-    ]
+def _checked_index(var: str, value: str, size: str, axis: int) -> dict[str, object]:
+    """An integer index for ``checked_index`` in ``templates/ops/_checks.j2``."""
+    return {"var": var, "value": value, "size": size, "axis": axis}
 
 
-def _checked_index(var: str, value: str, size: str, axis: int) -> list[str]:
-    return [
-        f"{var} = {value}",
-        f"if {var} < 0:",
-        f"    {var} += {size}",
-        f"if {var} < 0 or {var} >= {size}:",
-        f'    raise IndexError("index out of bounds for axis {axis}")',
+def _loop_nest(
+    loop_vars: list[str], extents: list[str], picks: list[dict[str, object]], known_in: str | None
+) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The loops for ``loop_nest`` in ``templates/ops/_loops.j2``, and the picks made before them.
+
+    The picks read the loop variables up to ``known_in``: they are made at the top of its loop,
+    once per value they can take, or before the loops when ``known_in`` is None.
+    """
+    loops: list[dict[str, object]] = [
+        {"var": var, "extent": extent, "after": picks if var == known_in else []}
+        for var, extent in zip(loop_vars, extents, strict=True)
     ]
+    return loops, picks if known_in is None else []
 
 
 def render_gather(node: Node) -> OpModule:
@@ -127,44 +119,42 @@ def render_gather(node: Node) -> OpModule:
     source, indices = slots[0], slots[1:]
     ndim = source.ndim
     index_ndim = max(s.ndim for s in indices)
-    setup: list[str] = []
-    for d in range(index_ndim):
-        aligned = [
-            f"{s.name}.shape[{d - (index_ndim - s.ndim)}]" for s in indices if d >= index_ndim - s.ndim
-        ]
-        setup += _broadcast_lines(
-            f"b{d}", aligned, "shape mismatch: indexing arrays could not be broadcast together"
-        )
-    steps = {}
+    broadcast = [
+        {
+            "target": f"b{d}",
+            "sources": [
+                f"{s.name}.shape[{d - (index_ndim - s.ndim)}]" for s in indices if d >= index_ndim - s.ndim
+            ],
+        }
+        for d in range(index_ndim)
+    ]
+    steps = {}  # (index input, its axis) -> step, where another index input spans the axis too
     for k, s in enumerate(indices):
         for e in range(s.ndim):
-            steps[(k, e)] = name = f"t{k}_{e}"
-            setup.append(f"{name} = 0 if {s.name}.shape[{e}] == 1 else 1")
+            if len(broadcast[index_ndim - s.ndim + e]["sources"]) > 1:
+                steps[(k, e)] = {"name": f"t{k}_{e}", "length": f"{s.name}.shape[{e}]"}
     before = [f"{source.name}.shape[{d}]" for d in range(op.axis)]
     after = [f"{source.name}.shape[{d}]" for d in range(op.axis + op.count, ndim)]
-    broadcast = [f"b{d}" for d in range(index_ndim)]
-    dims = before + broadcast + after
+    dims = before + [f"b{d}" for d in range(index_ndim)] + after
     loop_vars = [f"o{i}" for i in range(len(dims))]
     pre_vars = loop_vars[: len(before)]
     b_vars = loop_vars[len(before) : len(before) + index_ndim]
     post_vars = loop_vars[len(before) + index_ndim :]
 
-    picks: list[str] = []
+    picks = []
     for k, s in enumerate(indices):
         if s.ndim:
             offset = index_ndim - s.ndim
-            position = ", ".join(f"{b_vars[offset + e]} * {steps[(k, e)]}" for e in range(s.ndim))
+            position = ", ".join(
+                f"{b_vars[offset + e]} * {steps[(k, e)]['name']}" if (k, e) in steps else b_vars[offset + e]
+                for e in range(s.ndim)
+            )
             value = f"{s.name}[{position}]"
         else:
             value = s.name
-        picks += _checked_index(f"j{k}", value, f"{source.name}.shape[{op.axis + k}]", op.axis + k)
+        picks.append(_checked_index(f"j{k}", value, f"{source.name}.shape[{op.axis + k}]", op.axis + k))
 
-    loops = [{"var": v, "extent": extent, "after": []} for v, extent in zip(loop_vars, dims, strict=True)]
-    if b_vars:
-        last_b = loop_vars.index(b_vars[-1])
-        loops[last_b]["after"] = picks  # the indices are known once every broadcast axis is
-    else:
-        setup += picks
+    loops, picks = _loop_nest(loop_vars, dims, picks, b_vars[-1] if b_vars else None)
     source_index = pre_vars + [f"j{k}" for k in range(op.count)] + post_vars
     title = f"gather {source.describe()} by {', '.join(s.describe() for s in indices)} -> {node.type}"
     return template_op(
@@ -176,7 +166,9 @@ def render_gather(node: Node) -> OpModule:
         source=source.name,
         count=op.count,
         first_axis=op.axis,
-        setup=setup,
+        broadcast=broadcast,
+        steps=list(steps.values()),
+        picks=picks,
         out_shape=dims,
         loops=loops,
         out_index=loop_vars,
@@ -196,33 +188,27 @@ def render_set_gather(node: Node) -> OpModule:
         + [f"{base.name}.shape[{d}]" for d in range(op.axis + 1, ndim)]
     )
     loop_vars = [f"r{i}" for i in range(len(region))]
-    setup = [
-        f"{name} = {extent}"
-        for name, extent in zip([f"m{i}" for i in range(len(region))], region, strict=True)
-    ]
+    extents = [f"m{i}" for i in range(len(region))]
+    value_steps = []
     value_code = value.name
     if value.ndim:
         offset = len(region) - value.ndim
         if offset < 0:
             raise AssertionError("the tracer checks the value fits the indexed region")
-        for e in range(value.ndim):
-            setup += [
-                f"if {value.name}.shape[{e}] != m{offset + e} and {value.name}.shape[{e}] != 1:",
-                '    raise ValueError("could not broadcast the value to the indexed shape")',
-                f"v{e} = 0 if {value.name}.shape[{e}] == 1 else 1",
-            ]
+        value_steps = [
+            {"name": f"v{e}", "length": f"{value.name}.shape[{e}]", "extent": extents[offset + e]}
+            for e in range(value.ndim)
+        ]
         value_code = (
             f"{value.name}[{', '.join(f'{loop_vars[offset + e]} * v{e}' for e in range(value.ndim))}]"
         )
     index_vars = loop_vars[op.axis : op.axis + index.ndim]
-    pick = _checked_index(
-        "j", f"{index.name}[{', '.join(index_vars)}]" if index.ndim else index.name, "size", op.axis
-    )
-    loops = [{"var": v, "extent": f"m{i}", "after": []} for i, v in enumerate(loop_vars)]
-    if index_vars:
-        loops[loop_vars.index(index_vars[-1])]["after"] = pick
-    else:
-        setup += pick
+    picks = [
+        _checked_index(
+            "j", f"{index.name}[{', '.join(index_vars)}]" if index.ndim else index.name, "size", op.axis
+        )
+    ]
+    loops, picks = _loop_nest(loop_vars, extents, picks, index_vars[-1] if index_vars else None)
     target = loop_vars[: op.axis] + ["j"] + loop_vars[op.axis + index.ndim :]
     title = f"{base.describe()}[axis {op.axis}: {index.describe()}] = {value.describe()} -> {node.type}"
     return template_op(
@@ -233,7 +219,9 @@ def render_set_gather(node: Node) -> OpModule:
         title=title,
         base=base.name,
         axis=op.axis,
-        setup=setup,
+        extents=[{"name": name, "length": length} for name, length in zip(extents, region, strict=True)],
+        value_steps=value_steps,
+        picks=picks,
         loops=loops,
         target_index=target,
         value=value_code,

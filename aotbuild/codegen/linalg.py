@@ -9,6 +9,7 @@ import numpy as np
 from ..graph import Node
 from ..graph.linalg_ops import Einsum, MatMul
 from .module import OpModule, template_op
+from .scalar import load_expression
 from .slots import input_slots
 
 
@@ -31,6 +32,7 @@ def render_matmul(node: Node) -> OpModule:
         dtype=op.dtype,
         blas=np.dtype(op.dtype).kind in "fc",
         out_shape=out_shape,
+        batch_lengths=[[f"{a.name}.shape[{d}]", f"{b.name}.shape[{d}]"] for d in range(batch)],
         out_batch="".join(f"i{d}, " for d in range(batch)),
         a_batch="".join(f"i{d} * sa{d}, " for d in range(batch)),
         b_batch="".join(f"i{d} * sb{d}, " for d in range(batch)),
@@ -59,7 +61,11 @@ def render_einsum(node: Node) -> OpModule:
     free = [by_letter[letter] for letter in op.output]
     summed = [entry for entry in letters if entry["letter"] not in op.output]
     factors = [
-        f"{slot.name}[{', '.join(f'i_{letter}' for letter in subscripts)}]" if subscripts else slot.name
+        load_expression(
+            f"{slot.name}[{', '.join(f'i_{letter}' for letter in subscripts)}]" if subscripts else slot.name,
+            slot.dtype,
+            op.dtype,
+        )
         for slot, subscripts in zip(slots, op.inputs, strict=True)
     ]
     subscripts = f"{','.join(op.inputs)}->{op.output}"
@@ -76,5 +82,5 @@ def render_einsum(node: Node) -> OpModule:
         dtype=op.dtype,
         out_shape=[entry["extent"] for entry in free],
         out_index=", ".join(str(entry["var"]) for entry in free),
-        product=" * ".join(f"np.{op.dtype}({factor})" for factor in factors),
+        product=" * ".join(factors),
     )

@@ -5,14 +5,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..compile.compiler import CompileFlags
+from ..graph import Node
 from ..types import Signature
-
-if TYPE_CHECKING:
-    from ..graph import Node
-    from .slots import Slot
+from .slots import Slot, constants, parameters
+from .templates import render
 
 #: Bump when generated code changes meaning without its text changing (part of cache keys).
 CODEGEN_VERSION = "1"
@@ -72,9 +70,6 @@ def template_op(
     The template gets ``params`` (the inputs passed at run time) and ``constants`` (the inputs
     lifted into module scope) besides ``context``.
     """
-    from .slots import constants, parameters
-    from .templates import render
-
     params = parameters(slots)
     text = render(
         template,

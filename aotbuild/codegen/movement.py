@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..graph import Node
-from ..graph.array_ops import DYNAMIC, ArgSort, BroadcastTo, Expr, Pack, Reshape, Scan
+from ..graph.array_ops import ArgSort, BroadcastTo, Expr, Pack, Reshape, Scan
 from .module import OpModule, template_op
-from .slots import input_slots
+from .slots import entry_text, input_slots
 
 
 def _shape(shape: tuple[object, ...], dynamic: Iterator[str]) -> list[str]:
-    return [next(dynamic) if entry is DYNAMIC else str(entry) for entry in shape]
+    return [entry_text(entry, dynamic) for entry in shape]
 
 
 def render_reshape(node: Node) -> OpModule:
@@ -38,7 +38,10 @@ def render_broadcast_to(node: Node) -> OpModule:
     shape = _shape(op.shape, iter(s.name for s in slots[1:]))
     ndim = len(shape)
     offset = ndim - source.ndim
-    steps = [{"axis": e, "target": e + offset, "name": f"s{e}"} for e in range(source.ndim)]
+    steps = [
+        {"name": f"s{e}", "length": f"{source.name}.shape[{e}]", "extent": f"n{e + offset}"}
+        for e in range(source.ndim)
+    ]
     index = ", ".join(f"i{e + offset} * s{e}" for e in range(source.ndim))
     return template_op(
         "ops/broadcast_to.py.j2",

@@ -45,7 +45,7 @@ from .movement import (
     render_scan,
 )
 from .reduce import render_reduce
-from .templates import render
+from .templates import render, tuple_text
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,9 @@ class _Planner:
     def __init__(self) -> None:
         self.modules: dict[str, OpModule] = {}
         self.by_node: dict[str, OpModule] = {}
-        self.kernels: dict[str, OpModule] = {}
+        self.kernels: dict[str, OpModule] = {}  # by kernel unit key
+        # By Call key: a subgraph's entry depends on the subgraph, not on the call's inputs.
+        self.subgraphs: dict[str, OpModule] = {}
 
     def add(self, module: OpModule) -> OpModule:
         return self.modules.setdefault(module.symbol, module)
@@ -83,7 +85,9 @@ class _Planner:
                     self.add(rendered)
                 module = self.kernels[op.unit.key]
             elif isinstance(op, Call):
-                module = self.add(_entry(op.graph, self, kind="subgraph"))
+                module = self.subgraphs.get(op.key)
+                if module is None:
+                    module = self.subgraphs[op.key] = self.add(_entry(op.graph, self, kind="subgraph"))
             else:
                 module = self.add(_RENDERERS[type(op)](node))
             self.by_node[node.key] = module
@@ -169,9 +173,7 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph") -> OpModule:
         return f"{text}.copy()" if is_array_constant else text
 
     outputs = [output(node) for node in graph.outputs]
-    result = (
-        f"({', '.join(outputs)}{',' if len(outputs) == 1 else ''})" if graph.returns_tuple else outputs[0]
-    )
+    result = tuple_text(outputs) if graph.returns_tuple else outputs[0]
     text = render(
         "ops/graph.py.j2",
         role="Graph" if kind == "graph" else "Subgraph",

@@ -24,8 +24,10 @@ def render_reduce(node: Node) -> OpModule:
     ndim = slot.ndim
     reduced = list(op.axes)
     kept = [axis for axis in range(ndim) if axis not in op.axes]
+    # The first element reduced (min and max start from it); with keepdims, also the result's place.
+    first_index = ["0" if axis in op.axes else f"i{axis}" for axis in range(ndim)]
     if op.keepdims:
-        out_index = ["0" if axis in op.axes else f"i{axis}" for axis in range(ndim)]
+        out_index = first_index
         out_shape = ["1" if axis in op.axes else f"n{axis}" for axis in range(ndim)]
     else:
         out_index = [f"i{axis}" for axis in kept]
@@ -45,7 +47,7 @@ def render_reduce(node: Node) -> OpModule:
         reduced=reduced,
         kept=kept,
         indices=[f"i{axis}" for axis in range(ndim)],
-        first_index=["0" if axis in op.axes else f"i{axis}" for axis in range(ndim)],
+        first_index=first_index,
         reduced_count=" * ".join(f"n{axis}" for axis in reduced) or "1",
         out_index=out_index,
         out_shape=out_shape,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..graph import Constant, Node
+from ..graph.array_ops import DYNAMIC
 from ..types import Value
 from .literals import constant_literal
 
@@ -61,3 +63,8 @@ def parameters(slots: list[Slot]) -> list[Slot]:
 
 def constants(slots: list[Slot]) -> list[Slot]:
     return [slot for slot in slots if slot.is_constant]
+
+
+def entry_text(entry: object, dynamic: Iterator[str]) -> str:
+    """A shape or index entry as source: its value, or the next run-time input if it is DYNAMIC."""
+    return next(dynamic) if entry is DYNAMIC else str(entry)
