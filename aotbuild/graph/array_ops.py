@@ -150,8 +150,29 @@ class MaskSelect(Op):
         return value_of(source.dtype, source.ndim - mask.ndim + 1, "C")
 
 
+class _NewArray(Op):
+    """An Op whose result is a new C-ordered array of its first input's type."""
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, Array)
+        return source.with_layout("C")
+
+
 @dataclass(frozen=True)
-class SetIndex(Op):
+class _Shaped(Op):
+    """An Op whose result has its first input's dtype and the Op's ``shape`` (C-ordered)."""
+
+    shape: tuple[int | _Dynamic, ...]
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, (Array, Scalar))
+        return value_of(source.dtype, len(self.shape), "C")
+
+
+@dataclass(frozen=True)
+class SetIndex(_NewArray):
     """``z[items] = value`` as a new array (inputs: z, value, run-time index values)."""
 
     items: tuple[IndexItem, ...]
@@ -164,14 +185,9 @@ class SetIndex(Op):
     def key(self) -> str:
         return f"SetIndex{index_text(self.items)}"
 
-    def result_type(self, inputs: tuple[Result, ...]) -> Result:
-        source = inputs[0]
-        assert isinstance(source, Array)
-        return source.with_layout("C")
-
 
 @dataclass(frozen=True)
-class SetGather(Op):
+class SetGather(_NewArray):
     """``z[idx] = value`` with an integer array along ``axis``, as a new array (later writes win)."""
 
     axis: int
@@ -184,14 +200,9 @@ class SetGather(Op):
     def key(self) -> str:
         return f"SetGather(axis={self.axis})"
 
-    def result_type(self, inputs: tuple[Result, ...]) -> Result:
-        source = inputs[0]
-        assert isinstance(source, Array)
-        return source.with_layout("C")
-
 
 @dataclass(frozen=True)
-class SetMask(Op):
+class SetMask(_NewArray):
     """``z[mask] = value`` as a new array; ``value`` is a scalar or has one entry per True."""
 
     @property
@@ -202,17 +213,10 @@ class SetMask(Op):
     def key(self) -> str:
         return "SetMask()"
 
-    def result_type(self, inputs: tuple[Result, ...]) -> Result:
-        source = inputs[0]
-        assert isinstance(source, Array)
-        return source.with_layout("C")
-
 
 @dataclass(frozen=True)
-class Reshape(Op):
+class Reshape(_Shaped):
     """``a.reshape(shape)``: a view of C-ordered data, else a C-ordered copy (as NumPy)."""
-
-    shape: tuple[int | _Dynamic, ...]
 
     @property
     def name(self) -> str:
@@ -222,17 +226,10 @@ class Reshape(Op):
     def key(self) -> str:
         return f"Reshape({list(self.shape)})"
 
-    def result_type(self, inputs: tuple[Result, ...]) -> Result:
-        source = inputs[0]
-        assert isinstance(source, (Array, Scalar))
-        return value_of(source.dtype, len(self.shape), "C")
-
 
 @dataclass(frozen=True)
-class BroadcastTo(Op):
+class BroadcastTo(_Shaped):
     """``np.broadcast_to(a, shape)`` (a copy: numba's view of it is read-only)."""
-
-    shape: tuple[int | _Dynamic, ...]
 
     @property
     def name(self) -> str:
@@ -241,11 +238,6 @@ class BroadcastTo(Op):
     @property
     def key(self) -> str:
         return f"BroadcastTo({list(self.shape)})"
-
-    def result_type(self, inputs: tuple[Result, ...]) -> Result:
-        source = inputs[0]
-        assert isinstance(source, (Array, Scalar))
-        return value_of(source.dtype, len(self.shape), "C")
 
 
 @dataclass(frozen=True)
@@ -267,7 +259,7 @@ class Pack(Op):
 
 
 @dataclass(frozen=True)
-class Scan(Op):
+class Scan(_NewArray):
     """``np.cumsum`` / ``np.cumprod`` along ``axis``, accumulating in order as NumPy does."""
 
     kind: Literal["sum", "prod"]
@@ -280,11 +272,6 @@ class Scan(Op):
     @property
     def key(self) -> str:
         return f"Scan({self.kind}, axis={self.axis})"
-
-    def result_type(self, inputs: tuple[Result, ...]) -> Result:
-        source = inputs[0]
-        assert isinstance(source, Array)
-        return source.with_layout("C")
 
 
 @dataclass(frozen=True)
