@@ -11,38 +11,23 @@ from typing import Any
 import numpy as np
 
 from ..errors import TraceError
+from ..graph.array_ops import DYNAMIC
 from ..types import Array
-from .movement import expression
+from .movement import dims, expression, shape_spec, spec_code
 from .operands import Operand, as_operand, check_dtype, integer_entry
-from .ufuncs import _weak_probe, apply_cast, apply_ufunc, unsupported
+from .ufuncs import apply_cast, apply_ufunc, unsupported
 
 #: Results up to this many elements, fully known at trace time, become constants.
 FOLD_LIMIT = 256
 
 
-def _tracer(x: Operand) -> Any:
-    from .tracer import Tracer
-
-    return Tracer(x)
-
-
 def _shape_code(shape: object) -> tuple[list[str], list[Operand], list[int] | None]:
     """Source text for each length ({k} for run-time ones), their operands, and the shape if known."""
-    entries = shape if isinstance(shape, (tuple, list)) else (shape,)
-    codes: list[str] = []
-    inputs: list[Operand] = []
-    known: list[int] = []
-    for entry in entries:
-        value, node = integer_entry(entry, "an array length")
-        if node is None:
-            if value is not None and value < 0:
-                raise TraceError("negative dimensions are not allowed")
-            codes.append(str(value))
-            known.append(int(value))  # type: ignore[arg-type]
-        else:
-            codes.append(f"{{{len(inputs)}}}")
-            inputs.append(Operand(node))
-    return codes, inputs, known if not inputs else None
+    spec, nodes = shape_spec(shape, "an array length")
+    if any(entry is not DYNAMIC and entry < 0 for entry in spec):
+        raise TraceError("negative dimensions are not allowed")
+    codes, inputs = spec_code(spec, nodes)
+    return codes, inputs, list(spec) if not nodes else None
 
 
 def _dtype(dtype: Any, default: Any) -> np.dtype:
@@ -62,25 +47,23 @@ def filled(
     if order not in ("C", None):
         raise unsupported(f"np.{kind}(..., order={order!r})")
     codes, inputs, known = _shape_code(shape)
-    if kind == "full":
-        value = as_operand(fill)
-        result = _dtype(dtype, value.dtype if not value.weak else np.asarray(fill).dtype)
+    value = as_operand(fill) if kind == "full" else None
+    if value is not None:
+        # A Python number's dtype is its default one (int64, float64, complex128), as NumPy's.
+        result = _dtype(dtype, value.dtype)
         if value.ndim:
             raise unsupported("np.full with an array fill value")
     else:
         result = _dtype(dtype, np.float64)
-    if (
-        known is not None
-        and int(np.prod(known)) <= FOLD_LIMIT
-        and (kind != "full" or as_operand(fill).constant is not None)
-    ):
-        if kind == "full":
+    if known is not None and int(np.prod(known)) <= FOLD_LIMIT:
+        if value is None:
+            return as_operand((np.ones if kind == "ones" else np.zeros)(known, dtype=result))
+        if value.constant is not None:
             # The constant's array, not ``fill``: np.full is patched while tracing.
-            return as_operand(np.full(known, as_operand(fill).constant.array, dtype=result))  # type: ignore[union-attr]
-        return as_operand(np.zeros(known, dtype=result) if kind != "ones" else np.ones(known, dtype=result))
+            return as_operand(np.full(known, value.constant.array, dtype=result))
     shape_text = _tuple_text(codes)
-    if kind == "full":
-        inputs.append(apply_cast(as_operand(fill), result))
+    if value is not None:
+        inputs.append(apply_cast(value, result))
         code = f"np.full({shape_text}, {{{len(inputs) - 1}}}, dtype=np.{result.name})"
     else:
         function = "zeros" if kind == "empty" else kind  # deterministic contents, same cost
@@ -97,7 +80,7 @@ def filled_like(
         return filled(kind, shape, dtype if dtype is not None else source.dtype, fill)
     if source.ndim == 0:
         return filled(kind, (), dtype if dtype is not None else source.dtype, fill)
-    return filled(kind, _tracer(source).shape, dtype if dtype is not None else source.dtype, fill)
+    return filled(kind, dims(source), dtype if dtype is not None else source.dtype, fill)
 
 
 def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Operand:
@@ -108,8 +91,7 @@ def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Operand:
     if not 1 <= len(args) <= 3:
         raise TraceError("np.arange takes 1 to 3 positional arguments")
     operands = [as_operand(a) for a in args]
-    samples = [op.python_type(1) if op.weak else op.dtype.type(1) for op in operands]  # type: ignore[misc]
-    result = np.arange(*samples, dtype=dtype).dtype  # type: ignore[call-overload]
+    result = np.arange(*(op.probe(1) for op in operands), dtype=dtype).dtype
     check_dtype(result, "the result of np.arange")
     if all(op.constant is not None for op in operands):
         # The constants' values, not ``args``: np.arange is patched while tracing.
@@ -146,27 +128,21 @@ def linspace(
         raise TraceError(f"Number of samples, {known}, must be non-negative.")
     count = Operand(node) if node is not None else as_operand(known)
     # NumPy: the result type of start and stop (Python numbers weak), made inexact.
-    kind = np.result_type(_weak_probe(low), _weak_probe(high), 0.0)
+    kind = np.result_type(low.probe(), high.probe(), 0.0)
     low, high = apply_cast(low, kind), apply_cast(high, kind)
     if endpoint:
         values = expression(
             "linspace", "np.linspace({0}, {1}, {2})", Array(kind.name, 1, "C"), low, high, count
         )
     else:
-        step = apply_ufunc(
-            np.true_divide,
-            (_tracer(apply_ufunc(np.subtract, (_tracer(high), _tracer(low)), {})), _tracer(count)),
-            {},
-        )
-        ramp = apply_cast(arange(_tracer(count)), kind)
-        values = apply_ufunc(
-            np.add, (_tracer(apply_ufunc(np.multiply, (_tracer(ramp), _tracer(step)), {})), _tracer(low)), {}
-        )
+        step = apply_ufunc(np.true_divide, (apply_ufunc(np.subtract, (high, low), {}), count), {})
+        ramp = apply_cast(arange(count), kind)
+        values = apply_ufunc(np.add, (apply_ufunc(np.multiply, (ramp, step), {}), low), {})
     if dtype is None:
         return values
     target = np.dtype(dtype)  # type: ignore[call-overload]
     if target.kind in "iu":
-        values = apply_ufunc(np.floor, (_tracer(values),), {})
+        values = apply_ufunc(np.floor, (values,), {})
     return apply_cast(values, target)
 
 
@@ -174,16 +150,9 @@ def eye(n: object, m: object = None, k: object = 0, dtype: object = float, order
     if order != "C":
         raise unsupported(f"np.eye(..., order={order!r})")
     result = _dtype(dtype, float)
-    inputs: list[Operand] = []
-    codes = []
-    for value in (n, m if m is not None else n, k):
-        entry, node = integer_entry(value, "a size of np.eye")
-        if node is None:
-            codes.append(str(entry))
-        else:
-            codes.append(f"{{{len(inputs)}}}")
-            inputs.append(Operand(node))
-    if not inputs and int(codes[0]) * int(codes[1]) <= FOLD_LIMIT:
-        return as_operand(np.eye(int(codes[0]), int(codes[1]), int(codes[2]), dtype=result))
+    spec, nodes = shape_spec((n, m if m is not None else n, k), "a size of np.eye")
+    if not nodes and spec[0] * spec[1] <= FOLD_LIMIT:
+        return as_operand(np.eye(*spec, dtype=result))
+    codes, inputs = spec_code(spec, nodes)
     code = f"np.eye({codes[0]}, {codes[1]}, {codes[2]}, dtype=np.{result.name})"
     return expression("eye", code, Array(result.name, 2, "C"), *inputs)

@@ -16,40 +16,33 @@ from . import creation, linalg, movement
 from .indexing import take
 from .operands import Operand, as_operand
 from .reductions import apply_reduction
+from .tracer import Tracer
 from .ufuncs import apply_where, copy, unsupported
 
 
-def _tracer(value: Operand) -> Any:
-    from .tracer import Tracer
-
-    return Tracer(value)
-
-
-def _view(source: Any, result: Operand) -> Any:
+def _view(source: Any, result: Operand) -> Tracer:
     """``result`` as a view of ``source`` when ``source`` is a tracer (NumPy returns a view)."""
-    from .tracer import Tracer
-
     return source.view(result) if isinstance(source, Tracer) else Tracer(result)
 
 
 def _reduction(kind: str) -> Callable[..., Any]:
-    def handler(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
-        return _tracer(apply_reduction(kind, a, axis, *args, **kwargs))
+    def handler(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Tracer:
+        return Tracer(apply_reduction(kind, a, axis, *args, **kwargs))
 
     return handler
 
 
-def _where(condition: Any, *xy: Any) -> Any:
+def _where(condition: Any, *xy: Any) -> Tracer:
     if len(xy) != 2:
         raise unsupported("np.where with one argument (np.nonzero)")
-    return _tracer(apply_where(condition, *xy))
+    return Tracer(apply_where(condition, *xy))
 
 
 def _on_array(function: Callable[..., Operand]) -> Callable[..., Any]:
     """A handler applying ``function`` to the array argument's operand (a copy)."""
 
-    def handler(a: Any, *args: Any, **kwargs: Any) -> Any:
-        return _tracer(function(as_operand(a), *args, **kwargs))
+    def handler(a: Any, *args: Any, **kwargs: Any) -> Tracer:
+        return Tracer(function(as_operand(a), *args, **kwargs))
 
     return handler
 
@@ -57,15 +50,15 @@ def _on_array(function: Callable[..., Operand]) -> Callable[..., Any]:
 def _view_of_array(function: Callable[..., Operand]) -> Callable[..., Any]:
     """A handler whose result NumPy returns as a view of the array argument."""
 
-    def handler(a: Any, *args: Any, **kwargs: Any) -> Any:
+    def handler(a: Any, *args: Any, **kwargs: Any) -> Tracer:
         return _view(a, function(as_operand(a), *args, **kwargs))
 
     return handler
 
 
 def _sequence(function: Callable[..., Operand]) -> Callable[..., Any]:
-    def handler(arrays: Any, *args: Any, **kwargs: Any) -> Any:
-        return _tracer(function(arrays, *args, **kwargs))
+    def handler(arrays: Any, *args: Any, **kwargs: Any) -> Tracer:
+        return Tracer(function(arrays, *args, **kwargs))
 
     return handler
 
@@ -73,8 +66,8 @@ def _sequence(function: Callable[..., Operand]) -> Callable[..., Any]:
 def _like(kind: str) -> Callable[..., Any]:
     def handler(
         prototype: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None
-    ) -> Any:
-        return _tracer(creation.filled_like(kind, prototype, dtype, shape=shape))
+    ) -> Tracer:
+        return Tracer(creation.filled_like(kind, prototype, dtype, shape=shape))
 
     return handler
 
@@ -86,28 +79,12 @@ def _full_like(
     order: Any = "K",
     subok: bool = True,
     shape: Any = None,
-) -> Any:
-    return _tracer(creation.filled_like("full", prototype, dtype, fill=fill_value, shape=shape))
-
-
-def _std(
-    a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False
-) -> Any:
-    if out is not None:
-        raise unsupported("np.std(..., out=...)")
-    return _tracer(movement.variance(as_operand(a), axis, dtype, ddof, keepdims, std=True))
-
-
-def _var(
-    a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False
-) -> Any:
-    if out is not None:
-        raise unsupported("np.var(..., out=...)")
-    return _tracer(movement.variance(as_operand(a), axis, dtype, ddof, keepdims))
+) -> Tracer:
+    return Tracer(creation.filled_like("full", prototype, dtype, fill=fill_value, shape=shape))
 
 
 def _shape(a: Any) -> tuple[Any, ...]:
-    return _tracer(as_operand(a)).shape
+    return tuple(movement.dims(as_operand(a)))
 
 
 FUNCTIONS: dict[Any, Callable[..., Any]] = {
@@ -123,8 +100,8 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.all: _reduction("all"),
     np.argmin: _on_array(lambda a, *args, **kw: movement.arg_reduction("argmin", a, *args, **kw)),
     np.argmax: _on_array(lambda a, *args, **kw: movement.arg_reduction("argmax", a, *args, **kw)),
-    np.var: _var,
-    np.std: _std,
+    np.var: _on_array(movement.variance),
+    np.std: _on_array(lambda a, *args, **kw: movement.variance(a, *args, std=True, **kw)),
     np.average: _on_array(movement.average),
     np.cumsum: _on_array(lambda a, *args, **kw: movement.scan("sum", a, *args, **kw)),
     np.cumprod: _on_array(lambda a, *args, **kw: movement.scan("prod", a, *args, **kw)),
@@ -138,7 +115,7 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     # sizes
     np.ndim: lambda a: as_operand(a).ndim,
     np.shape: _shape,
-    np.size: lambda a, axis=None: _tracer(as_operand(a)).size if axis is None else _shape(a)[axis],
+    np.size: lambda a, axis=None: Tracer(as_operand(a)).size if axis is None else _shape(a)[axis],
     # views and reshaping
     np.reshape: _view_of_array(movement.reshape),
     np.ravel: _view_of_array(lambda a, order="C": movement.ravel(a)),
@@ -167,14 +144,14 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.ones_like: _like("ones"),
     np.empty_like: _like("empty"),
     np.full_like: _full_like,
-    np.linspace: lambda *args, **kwargs: _tracer(creation.linspace(*args, **kwargs)),
+    np.linspace: lambda *args, **kwargs: Tracer(creation.linspace(*args, **kwargs)),
     # linear algebra
-    np.dot: lambda a, b, out=None: _tracer(linalg.dot(as_operand(a), as_operand(b))),
-    np.outer: lambda a, b, out=None: _tracer(linalg.outer(as_operand(a), as_operand(b))),
-    np.einsum: lambda *args, **kwargs: _tracer(linalg.einsum(*args, **kwargs)),
-    np.linalg.solve: lambda a, b: _tracer(linalg.linalg_function("solve", a, b)),
-    np.linalg.inv: lambda a: _tracer(linalg.linalg_function("inv", a)),
-    np.linalg.det: lambda a: _tracer(linalg.linalg_function("det", a)),
-    np.linalg.cholesky: lambda a, upper=False: _tracer(linalg.linalg_function("cholesky", a)),
-    np.linalg.norm: lambda *args, **kwargs: _tracer(linalg.norm(*args, **kwargs)),
+    np.dot: lambda a, b, out=None: Tracer(linalg.dot(as_operand(a), as_operand(b))),
+    np.outer: lambda a, b, out=None: Tracer(linalg.outer(as_operand(a), as_operand(b))),
+    np.einsum: lambda *args, **kwargs: Tracer(linalg.einsum(*args, **kwargs)),
+    np.linalg.solve: lambda a, b: Tracer(linalg.linalg_function("solve", a, b)),
+    np.linalg.inv: lambda a: Tracer(linalg.linalg_function("inv", a)),
+    np.linalg.det: lambda a: Tracer(linalg.linalg_function("det", a)),
+    np.linalg.cholesky: lambda a, upper=False: Tracer(linalg.linalg_function("cholesky", a)),
+    np.linalg.norm: lambda *args, **kwargs: Tracer(linalg.norm(*args, **kwargs)),
 }

@@ -7,26 +7,18 @@ computes float32 and integer inputs in float64 and returns float32 results for f
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..errors import TraceError
 from ..graph import Node
-from ..graph.array_ops import NewAxis, Squeeze
+from ..graph.array_ops import NewAxis
 from ..graph.linalg_ops import Einsum, MatMul
 from ..types import Array, Scalar
 from .indexing import WHOLE, view
-from .movement import _axes, expression, ravel, transpose
-from .operands import Operand, as_operand, check_dtype
+from .movement import at_least, complex_part, expression, keep_axes, ravel, squeeze, transpose
+from .operands import Operand, as_operand, check_dtype, normalize_axes
 from .reductions import apply_reduction
 from .ufuncs import apply_cast, apply_ufunc, unsupported
-
-
-def _tracer(x: Operand) -> Any:
-    from .tracer import Tracer
-
-    return Tracer(x)
 
 
 def matmul(a: Operand, b: Operand) -> Operand:
@@ -37,21 +29,17 @@ def matmul(a: Operand, b: Operand) -> Operand:
     left = a if a.ndim >= 2 else view(a, [NewAxis(), WHOLE])
     right = b if b.ndim >= 2 else view(b, [WHOLE, NewAxis()])
     ndim = max(left.ndim, right.ndim)
-    left = view(left, [NewAxis()] * (ndim - left.ndim) + [WHOLE] * left.ndim)
-    right = view(right, [NewAxis()] * (ndim - right.ndim) + [WHOLE] * right.ndim)
-    left, right = apply_cast(left, dtype), apply_cast(right, dtype)
+    left, right = apply_cast(at_least(left, ndim), dtype), apply_cast(at_least(right, ndim), dtype)
     product = Operand(Node.make(MatMul(dtype.name), (left.node, right.node)))
     # A vector operand was a matrix of one row or column: drop that axis again.
     drop = {ndim - 2} if a.ndim == 1 else set()
     drop |= {ndim - 1} if b.ndim == 1 else set()
-    if not drop:
-        return product
-    return view(product, [Squeeze() if d in drop else WHOLE for d in range(ndim)])
+    return squeeze(product, tuple(drop)) if drop else product
 
 
 def dot(a: Operand, b: Operand) -> Operand:
     if a.ndim == 0 or b.ndim == 0:
-        return apply_ufunc(np.multiply, (_tracer(a), _tracer(b)), {})
+        return apply_ufunc(np.multiply, (a, b), {})
     if b.ndim > 2 or (a.ndim > 2 and b.ndim > 1):
         raise unsupported("np.dot of arrays with more than two dimensions (np.matmul broadcasts instead)")
     return matmul(a, b)
@@ -60,7 +48,7 @@ def dot(a: Operand, b: Operand) -> Operand:
 def outer(a: Operand, b: Operand) -> Operand:
     column = view(ravel(a), [WHOLE, NewAxis()])
     row = view(ravel(b), [NewAxis(), WHOLE])
-    return apply_ufunc(np.multiply, (_tracer(column), _tracer(row)), {})
+    return apply_ufunc(np.multiply, (column, row), {})
 
 
 def _parse_subscripts(subscripts: str, count: int) -> tuple[tuple[str, ...], str]:
@@ -168,28 +156,26 @@ def linalg_function(function: str, a: object, b: object = None) -> Operand:
 
 def norm(x: object, ord: object = None, axis: object = None, keepdims: bool = False) -> Operand:  # noqa: A002
     """NumPy's ``norm``, for vectors and for matrices' Frobenius, 1, inf and 2 norms."""
-    from .movement import complex_part
-
     a = as_operand(x)
     if a.dtype.kind in "biu":
         a = apply_cast(a, np.dtype(np.float64))
 
     def absolute(v: Operand) -> Operand:
-        return apply_ufunc(np.absolute, (_tracer(v),), {})
+        return apply_ufunc(np.absolute, (v,), {})
 
     def squared_magnitude(v: Operand) -> Operand:
         if v.dtype.kind == "c":
             re, im = complex_part("real", v), complex_part("imag", v)
-            return apply_ufunc(np.add, (_tracer(_square_of(re)), _tracer(_square_of(im))), {})
+            return apply_ufunc(np.add, (_square_of(re), _square_of(im)), {})
         return _square_of(v)
 
     def sqrt(v: Operand) -> Operand:
-        return apply_ufunc(np.sqrt, (_tracer(v),), {})
+        return apply_ufunc(np.sqrt, (v,), {})
 
     if axis is None and ord is None:
         flat = ravel(a)
-        return _keep(sqrt(apply_reduction("sum", squared_magnitude(flat))), a.ndim, keepdims)
-    axes = tuple(range(a.ndim)) if axis is None else _axes(axis, a.ndim)
+        return keep_axes(sqrt(apply_reduction("sum", squared_magnitude(flat))), a.ndim, keepdims)
+    axes = tuple(range(a.ndim)) if axis is None else normalize_axes(axis, a.ndim)
     if len(axes) == 1:
         (ax,) = axes
         if ord is None or ord == 2:
@@ -202,14 +188,12 @@ def norm(x: object, ord: object = None, axis: object = None, keepdims: bool = Fa
         if ord == 1:
             return apply_reduction("sum", absolute(a), ax, None, None, keepdims)
         if ord == 0:
-            nonzero = apply_cast(
-                apply_ufunc(np.not_equal, (_tracer(a), 0), {}), complex_part("real", a).dtype
-            )
+            nonzero = apply_cast(apply_ufunc(np.not_equal, (a, 0), {}), complex_part("real", a).dtype)
             return apply_reduction("sum", nonzero, ax, None, None, keepdims)
         if isinstance(ord, (int, float)) and not isinstance(ord, bool):
-            powered = apply_ufunc(np.power, (_tracer(absolute(a)), ord), {})
+            powered = apply_ufunc(np.power, (absolute(a), ord), {})
             total = apply_reduction("sum", powered, ax, None, None, keepdims)
-            return apply_ufunc(np.power, (_tracer(total), 1.0 / ord), {})
+            return apply_ufunc(np.power, (total, 1.0 / ord), {})
         raise TraceError(f"Invalid norm order {ord!r} for vectors")
     if len(axes) == 2:
         if ord in (None, "fro"):
@@ -220,27 +204,16 @@ def norm(x: object, ord: object = None, axis: object = None, keepdims: bool = Fa
             summed, over = (row, col) if ord in (1, -1) else (col, row)
             sums = apply_reduction("sum", absolute(a), summed, None, None, True)
             extreme = apply_reduction("max" if ord in (1, np.inf) else "min", sums, over, None, None, True)
-            return extreme if keepdims else _squeeze(extreme, axes)
+            return extreme if keepdims else squeeze(extreme, axes)
         if ord == 2 and a.ndim == 2 and a.dtype.kind == "f":
             work, result = _lapack_dtype(a)
             value = expression(
                 "linalg_norm", "np.linalg.norm({0}, 2)", Scalar(work.name), apply_cast(a, work)
             )
-            return _keep(apply_cast(value, result), a.ndim, keepdims)
+            return keep_axes(apply_cast(value, result), a.ndim, keepdims)
         raise unsupported(f"np.linalg.norm with ord={ord!r} for a {a.ndim}-d {a.dtype} array")
     raise TraceError("Improper number of dimensions to norm.")
 
 
 def _square_of(v: Operand) -> Operand:
-    return apply_ufunc(np.multiply, (_tracer(v), _tracer(v)), {})
-
-
-def _squeeze(v: Operand, axes: tuple[int, ...]) -> Operand:
-    return view(v, [Squeeze() if d in axes else WHOLE for d in range(v.ndim)])
-
-
-def _keep(v: Operand, ndim: int, keepdims: bool) -> Operand:
-    """A scalar result as an array of ``ndim`` axes of length 1 (``keepdims=True``)."""
-    from .movement import reshape
-
-    return reshape(v, (1,) * ndim) if keepdims else v
+    return apply_ufunc(np.multiply, (v, v), {})

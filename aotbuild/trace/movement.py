@@ -6,6 +6,7 @@ Where NumPy's own algorithm is a composition (``roll``, ``tile``, ``repeat``, ``
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,29 +28,21 @@ from ..graph.array_ops import (
 )
 from ..types import Array, Scalar
 from .indexing import WHOLE, getitem, view
-from .operands import Operand, as_operand, check_dtype, integer_entry
-from .reductions import apply_reduction, normalize_axes
-from .ufuncs import apply_cast, apply_ufunc, copy, unsupported
+from .operands import (
+    Operand,
+    as_operand,
+    check_dtype,
+    constant_node,
+    integer_entry,
+    normalize_axes,
+    normalize_axis,
+)
+from .reductions import apply_reduction, reduction_axes
+from .ufuncs import apply_cast, apply_ufunc, copy, elementwise, unsupported
 
 
 def expression(fn: str, code: str, result: Array | Scalar, *inputs: Operand) -> Operand:
     return Operand(Node.make(Expr(fn, code, result), tuple(i.node for i in inputs)))
-
-
-def _axis(axis: object, ndim: int) -> int:
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise TraceError(f"axis must be an integer known at trace time, got {axis!r}")
-    if not -ndim <= axis < ndim:
-        raise TraceError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return int(axis) % ndim
-
-
-def _axes(axis: object, ndim: int) -> tuple[int, ...]:
-    items = axis if isinstance(axis, (tuple, list)) else (axis,)
-    axes = tuple(_axis(a, ndim) for a in items)
-    if len(set(axes)) != len(axes):
-        raise TraceError("repeated axis")
-    return axes
 
 
 def shape_spec(shape: object, what: str) -> tuple[tuple[Any, ...], list[Node]]:
@@ -67,11 +60,26 @@ def shape_spec(shape: object, what: str) -> tuple[tuple[Any, ...], list[Node]]:
     return tuple(spec), nodes
 
 
+def spec_code(spec: Sequence[Any], nodes: list[Node], first: int = 0) -> tuple[list[str], list[Operand]]:
+    """A :func:`shape_spec` as code for an :class:`Expr`: each number, or ``{k}`` for the ``k``-th
+    input (counted from ``first``) where it is computed at run time; and those inputs."""
+    numbers = itertools.count(first)
+    codes = [f"{{{next(numbers)}}}" if entry is DYNAMIC else str(entry) for entry in spec]
+    return codes, [Operand(node) for node in nodes]
+
+
+def dims(x: Operand) -> list[Any]:
+    """``x.shape``: known ints for constants, else symbolic sizes (tracers, usable in arithmetic)."""
+    from .tracer import Tracer
+
+    return list(Tracer(x).shape)
+
+
 # -- views ----------------------------------------------------------------------------------------
 
 
 def transpose(x: Operand, axes: Sequence[int] | None = None) -> Operand:
-    perm = tuple(reversed(range(x.ndim))) if axes is None else tuple(_axis(a, x.ndim) for a in axes)
+    perm = tuple(reversed(range(x.ndim))) if axes is None else tuple(normalize_axis(a, x.ndim) for a in axes)
     if sorted(perm) != list(range(x.ndim)):
         raise TraceError("axes don't match array")
     if perm == tuple(range(x.ndim)):
@@ -83,13 +91,13 @@ def transpose(x: Operand, axes: Sequence[int] | None = None) -> Operand:
 
 def swapaxes(x: Operand, axis1: object, axis2: object) -> Operand:
     perm = list(range(x.ndim))
-    a, b = _axis(axis1, x.ndim), _axis(axis2, x.ndim)
+    a, b = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
     perm[a], perm[b] = perm[b], perm[a]
     return transpose(x, perm)
 
 
 def moveaxis(x: Operand, source: object, destination: object) -> Operand:
-    sources, destinations = _axes(source, x.ndim), _axes(destination, x.ndim)
+    sources, destinations = normalize_axes(source, x.ndim), normalize_axes(destination, x.ndim)
     if len(sources) != len(destinations):
         raise TraceError("`source` and `destination` arguments must have the same number of elements")
     order = [n for n in range(x.ndim) if n not in sources]
@@ -100,7 +108,7 @@ def moveaxis(x: Operand, source: object, destination: object) -> Operand:
 
 def expand_dims(x: Operand, axis: object) -> Operand:
     out_ndim = x.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
-    axes = set(_axes(axis, out_ndim))
+    axes = set(normalize_axes(axis, out_ndim))
     return view(x, [NewAxis() if d in axes else WHOLE for d in range(out_ndim)])
 
 
@@ -112,12 +120,12 @@ def squeeze(x: Operand, axis: object = None) -> Operand:
             "np.squeeze without axis= would drop the axes of length 1, but lengths are only known at "
             "run time; name the axes (np.squeeze(x, axis=1))"
         )
-    axes = set(_axes(axis, x.ndim))
+    axes = set(normalize_axes(axis, x.ndim))
     return view(x, [Squeeze() if d in axes else WHOLE for d in range(x.ndim)])
 
 
 def flip(x: Operand, axis: object = None) -> Operand:
-    axes = set(range(x.ndim)) if axis is None else set(_axes(axis, x.ndim))
+    axes = set(range(x.ndim)) if axis is None else set(normalize_axes(axis, x.ndim))
     return view(x, [IndexSlice(None, None, -1) if d in axes else WHOLE for d in range(x.ndim)])
 
 
@@ -155,12 +163,11 @@ def array_operand(item: object) -> Operand:
     """An array from a tracer, an ndarray, or a list of scalars (some traced): ``[s]``."""
     from .tracer import Tracer
 
-    if isinstance(item, (list, tuple)) and any(isinstance(v, Tracer) for v in item):
+    if isinstance(item, (list, tuple)) and any(isinstance(v, (Tracer, Operand)) for v in item):
         operands = [as_operand(v) for v in item]
         if any(op.ndim for op in operands):
             raise TraceError("a list of traced arrays is not an array here; use np.stack or np.concatenate")
-        samples = [op.dtype.type(0) if not op.weak else op.python_type(0) for op in operands]  # type: ignore[misc]
-        dtype = np.asarray(samples).dtype
+        dtype = np.asarray([op.probe() for op in operands]).dtype
         check_dtype(dtype, "a list of values")
         return Operand(Node.make(Pack(dtype.name), tuple(op.node for op in operands)))
     if isinstance(item, (list, tuple)):
@@ -179,7 +186,7 @@ def concatenate(arrays: Sequence[object], axis: object = 0, dtype: object = None
     ndim = operands[0].ndim
     if any(op.ndim != ndim for op in operands):
         raise TraceError("all the input arrays must have same number of dimensions")
-    axis = _axis(axis, ndim)
+    axis = normalize_axis(axis, ndim)
     result = np.dtype(dtype) if dtype is not None else np.result_type(*(op.dtype for op in operands))  # type: ignore[call-overload]
     check_dtype(result, "the result of concatenate")
     operands = [apply_cast(op, result) for op in operands]
@@ -194,44 +201,34 @@ def stack(arrays: Sequence[object], axis: object = 0) -> Operand:
     operands = [array_operand(a) for a in arrays]
     if not operands:
         raise TraceError("need at least one array to stack")
-    if all(op.ndim == 0 for op in operands) and _axis(axis, 1) == 0:
+    if all(op.ndim == 0 for op in operands) and normalize_axis(axis, 1) == 0:
         return array_operand(list(arrays))  # scalars: a 1-d array of them
     ndim = operands[0].ndim
     if any(op.ndim != ndim for op in operands):
         raise TraceError("all input arrays must have the same shape")
-    axis = _axis(axis, ndim + 1)
+    axis = normalize_axis(axis, ndim + 1)
     return concatenate([expand_dims(op, axis) for op in operands], axis=axis)
 
 
-def _at_least(x: Operand, ndim: int) -> Operand:
-    """``np.atleast_1d`` / ``np.atleast_2d``: leading axes of length 1 added."""
+def at_least(x: Operand, ndim: int) -> Operand:
+    """``x`` with leading axes of length 1 added up to ``ndim`` (``np.atleast_1d``, ...)."""
     if x.ndim == 0:
-        x = array_operand([_tracer(x)])
+        x = array_operand([x])
     if x.ndim >= ndim:
         return x
     return view(x, [NewAxis()] * (ndim - x.ndim) + [WHOLE] * x.ndim)
 
 
-def _tracer(x: Operand) -> Any:
-    from .tracer import Tracer
-
-    return Tracer(x)
-
-
 def hstack(arrays: Sequence[object]) -> Operand:
-    operands = [_at_least(array_operand(a), 1) for a in arrays]
+    operands = [at_least(array_operand(a), 1) for a in arrays]
     return concatenate(operands, axis=0 if operands and operands[0].ndim == 1 else 1)
 
 
 def vstack(arrays: Sequence[object]) -> Operand:
-    return concatenate([_at_least(array_operand(a), 2) for a in arrays], axis=0)
+    return concatenate([at_least(array_operand(a), 2) for a in arrays], axis=0)
 
 
 # -- repeating and rolling -------------------------------------------------------------------------
-
-
-def _dims(x: Operand) -> list[Any]:
-    return list(_tracer(x).shape)
 
 
 def tile(x: Operand, reps: object) -> Operand:
@@ -239,15 +236,14 @@ def tile(x: Operand, reps: object) -> Operand:
     if any(isinstance(r, bool) or not isinstance(r, (int, np.integer)) for r in counts):
         raise TraceError("np.tile needs repetition counts known at trace time")
     counts = (1,) * (x.ndim - len(counts)) + tuple(int(r) for r in counts)
-    if x.ndim < len(counts):
-        x = view(x, [NewAxis()] * (len(counts) - x.ndim) + [WHOLE] * x.ndim)
+    x = at_least(x, len(counts))
     if all(r == 1 for r in counts):
         return copy(x)
     # x[None, :, None, :] broadcast to (r0, n0, r1, n1), then merged to (r0 * n0, r1 * n1).
-    dims = _dims(x)
+    sizes = dims(x)
     spread = view(x, [item for _ in range(x.ndim) for item in (NewAxis(), WHOLE)])
-    target = [entry for r, n in zip(counts, dims, strict=True) for entry in (r, n)]
-    merged = [n * r for r, n in zip(counts, dims, strict=True)]
+    target = [entry for r, n in zip(counts, sizes, strict=True) for entry in (r, n)]
+    merged = [n * r for r, n in zip(counts, sizes, strict=True)]
     return reshape(broadcast_to(spread, target), merged)
 
 
@@ -258,17 +254,17 @@ def repeat(x: Operand, repeats: object, axis: object = None) -> Operand:
         raise TraceError("negative dimensions are not allowed")
     if axis is None:
         x, axis = ravel(x), 0
-    axis = _axis(axis, x.ndim)
-    dims = _dims(x)
+    axis = normalize_axis(axis, x.ndim)
+    sizes = dims(x)
     spread = view(x, [WHOLE] * (axis + 1) + [NewAxis()] + [WHOLE] * (x.ndim - axis - 1))
-    target = dims[: axis + 1] + [int(repeats)] + dims[axis + 1 :]
-    merged = dims[:axis] + [dims[axis] * int(repeats)] + dims[axis + 1 :]
+    target = sizes[: axis + 1] + [int(repeats)] + sizes[axis + 1 :]
+    merged = sizes[:axis] + [sizes[axis] * int(repeats)] + sizes[axis + 1 :]
     return reshape(broadcast_to(spread, target), merged)
 
 
 def roll(x: Operand, shift: object, axis: object = None) -> Operand:
     if axis is None:
-        return reshape(roll(ravel(x), shift, 0), _dims(x))
+        return reshape(roll(ravel(x), shift, 0), dims(x))
     shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     if len(shifts) == 1:
@@ -279,13 +275,13 @@ def roll(x: Operand, shift: object, axis: object = None) -> Operand:
         raise TraceError("'shift' and 'axis' should be scalars or 1D sequences of the same length")
     result = x
     for amount, ax in zip(shifts, axes, strict=True):
-        result = _roll_axis(result, amount, _axis(ax, x.ndim))
+        result = _roll_axis(result, amount, normalize_axis(ax, x.ndim))
     return result
 
 
 def _roll_axis(x: Operand, shift: Any, axis: int) -> Operand:
     # NumPy: offset = shift % (n or 1); the result is x[-offset:] followed by x[:-offset].
-    length = _dims(x)[axis]
+    length = dims(x)[axis]
     offset = np.remainder(shift, np.maximum(length, 1))
     cut = length - offset
     lead = (slice(None),) * axis
@@ -299,15 +295,12 @@ def diff(x: Operand, n: int = 1, axis: int = -1, prepend: object = None, append:
         raise unsupported("np.diff(..., prepend=/append=)")
     if x.ndim == 0:
         raise TraceError("diff requires input that is at least one dimensional")
-    axis = _axis(axis, x.ndim)
+    axis = normalize_axis(axis, x.ndim)
     subtract = np.not_equal if x.dtype == bool else np.subtract
     for _ in range(int(n)):
         lead = (slice(None),) * axis
-        x = apply_ufunc(
-            subtract,
-            (_tracer(getitem(x, lead + (slice(1, None),))), _tracer(getitem(x, lead + (slice(None, -1),)))),
-            {},
-        )
+        later, earlier = getitem(x, lead + (slice(1, None),)), getitem(x, lead + (slice(None, -1),))
+        x = apply_ufunc(subtract, (later, earlier), {})
     return x
 
 
@@ -319,15 +312,15 @@ def scan(kind: str, x: Operand, axis: object = None, dtype: Any = None) -> Opera
     result = np.asarray(function(np.ones((1,) * max(x.ndim, 1), x.dtype), dtype=dtype)).dtype
     check_dtype(result, f"the result of np.cum{kind}")
     if axis is None or x.ndim == 0:
-        x, axis = ravel(x if x.ndim else _at_least(x, 1)), 0
+        x, axis = ravel(x if x.ndim else at_least(x, 1)), 0
     x = apply_cast(x, result)
-    return Operand(Node.make(Scan(kind, _axis(axis, x.ndim)), (x.node,)))  # type: ignore[arg-type]
+    return Operand(Node.make(Scan(kind, normalize_axis(axis, x.ndim)), (x.node,)))  # type: ignore[arg-type]
 
 
 def sort(x: Operand, axis: object = -1, kind: object = None) -> Operand:
     if axis is None:
         x, axis = ravel(x), -1
-    axis = _axis(axis, x.ndim)
+    axis = normalize_axis(axis, x.ndim)
     last = moveaxis(x, axis, -1)
     ordered = expression("sort", "np.sort({0})", Array(x.dtype.name, x.ndim, "C"), last)
     return moveaxis(ordered, -1, axis)
@@ -336,12 +329,12 @@ def sort(x: Operand, axis: object = -1, kind: object = None) -> Operand:
 def argsort(x: Operand, axis: object = -1, kind: object = None) -> Operand:
     if axis is None:
         x, axis = ravel(x), -1
-    axis = _axis(axis, x.ndim)
+    axis = normalize_axis(axis, x.ndim)
     last = moveaxis(x, axis, -1)
-    dims = _dims(last)
-    rows = reshape(last, (-1, dims[-1]))
+    sizes = dims(last)
+    rows = reshape(last, (-1, sizes[-1]))
     order = Operand(Node.make(ArgSort(), (rows.node,)))
-    return moveaxis(reshape(order, dims), -1, axis)
+    return moveaxis(reshape(order, sizes), -1, axis)
 
 
 def arg_reduction(
@@ -350,9 +343,8 @@ def arg_reduction(
     if out is not None:
         raise unsupported(f"np.{kind}(..., out=...)")
     if axis is None:
-        result = expression(kind, f"np.{kind}({{0}})", Scalar("int64"), x)
-        return reshape(result, (1,) * x.ndim) if keepdims else result
-    axis = _axis(axis, x.ndim)
+        return keep_axes(expression(kind, f"np.{kind}({{0}})", Scalar("int64"), x), x.ndim, keepdims)
+    axis = normalize_axis(axis, x.ndim)
     result_type = Scalar("int64") if x.ndim == 1 else Array("int64", x.ndim - 1, "C")
     result = expression(kind, f"np.{kind}({{0}}, axis={axis})", result_type, x)
     return expand_dims(result, axis) if keepdims else result
@@ -361,12 +353,16 @@ def arg_reduction(
 # -- statistics --------------------------------------------------------------------------------------
 
 
+def keep_axes(scalar: Operand, ndim: int, keepdims: bool) -> Operand:
+    """A reduction's scalar result as an array of ``ndim`` axes of length 1 (``keepdims=True``)."""
+    return reshape(scalar, (1,) * ndim) if keepdims else scalar
+
+
 def _count(x: Operand, axis: object) -> Any:
-    dims = _dims(x)
-    axes = normalize_axes(axis, x.ndim)
+    sizes = dims(x)
     count: Any = 1
-    for a in axes:
-        count = count * dims[a]
+    for a in reduction_axes(axis, x.ndim):
+        count = count * sizes[a]
     return count
 
 
@@ -374,30 +370,28 @@ def variance(
     x: Operand,
     axis: object = None,
     dtype: object = None,
+    out: object = None,
     ddof: object = 0,
     keepdims: bool = False,
+    *,
     std: bool = False,
 ) -> Operand:
     """NumPy's ``_var``: the mean (kept dims), squared deviations, their sum over the count."""
+    if out is not None:
+        raise unsupported(f"np.{'std' if std else 'var'}(..., out=...)")
     mean = apply_reduction("mean", x, axis, dtype, None, True)
-    deviation = apply_ufunc(np.subtract, (_tracer(x), _tracer(mean)), {})
+    deviation = apply_ufunc(np.subtract, (x, mean), {})
     if deviation.dtype.kind == "c":
-        squared = complex_part(
-            "real",
-            apply_ufunc(
-                np.multiply,
-                (_tracer(deviation), _tracer(apply_ufunc(np.conjugate, (_tracer(deviation),), {}))),
-                {},
-            ),
-        )
+        conjugate = apply_ufunc(np.conjugate, (deviation,), {})
+        squared = complex_part("real", apply_ufunc(np.multiply, (deviation, conjugate), {}))
     else:
-        squared = apply_ufunc(np.multiply, (_tracer(deviation), _tracer(deviation)), {})
+        squared = apply_ufunc(np.multiply, (deviation, deviation), {})
     total = apply_reduction("sum", squared, axis, dtype, None, keepdims)
     # NumPy divides by an intp count (strong): in float64, rounded back to the sum's dtype.
     count = apply_cast(as_operand(np.maximum(_count(x, axis) - ddof, 0)), np.dtype(np.int64))
-    quotient = apply_ufunc(np.true_divide, (_tracer(total), _tracer(Operand(count.node))), {})
+    quotient = apply_ufunc(np.true_divide, (total, Operand(count.node)), {})
     result = apply_cast(quotient, total.dtype)
-    return apply_ufunc(np.sqrt, (_tracer(result),), {}) if std else result
+    return apply_ufunc(np.sqrt, (result,), {}) if std else result
 
 
 def average(
@@ -415,14 +409,12 @@ def average(
     if w.ndim != x.ndim:
         if axis is None or w.ndim != 1:
             raise TraceError("Axis must be specified when shapes of a and weights differ.")
-        a = _axis(axis, x.ndim)
+        a = normalize_axis(axis, x.ndim)
         w = view(w, [WHOLE if d == a else NewAxis() for d in range(x.ndim)])
     x, w = apply_cast(x, result), apply_cast(w, result)
     scale = apply_reduction("sum", w, axis, None, None, keepdims)
-    weighted = apply_reduction(
-        "sum", apply_ufunc(np.multiply, (_tracer(x), _tracer(w)), {}), axis, None, None, keepdims
-    )
-    return apply_ufunc(np.true_divide, (_tracer(weighted), _tracer(scale)), {})
+    weighted = apply_reduction("sum", apply_ufunc(np.multiply, (x, w), {}), axis, None, None, keepdims)
+    return apply_ufunc(np.true_divide, (weighted, scale), {})
 
 
 def clip(x: Operand, a_min: object = None, a_max: object = None, out: object = None) -> Operand:
@@ -433,9 +425,9 @@ def clip(x: Operand, a_min: object = None, a_max: object = None, out: object = N
         raise TraceError("One of max or min must be given")
     result = x
     if a_min is not None:
-        result = apply_ufunc(np.maximum, (_tracer(result), a_min), {})
+        result = apply_ufunc(np.maximum, (result, a_min), {})
     if a_max is not None:
-        result = apply_ufunc(np.minimum, (_tracer(result), a_max), {})
+        result = apply_ufunc(np.minimum, (result, a_max), {})
     return result
 
 
@@ -443,36 +435,31 @@ def clip(x: Operand, a_min: object = None, a_max: object = None, out: object = N
 
 
 def complex_part(part: str, x: Operand) -> Operand:
-    if x.dtype.kind != "c":
-        if part == "real":
-            return x
-        return (
-            expression("zeros_like", "np.zeros_like({0})", Array(x.dtype.name, x.ndim, "C"), x)
-            if x.ndim
-            else as_operand(x.dtype.type(0))
-        )
-    from .ufuncs import apply_part
-
-    return apply_part(part, x)
+    """``x.real`` / ``x.imag``: of a complex array an elementwise Op (not a view); of a real one
+    ``x`` itself or zeros."""
+    if x.dtype.kind == "c":
+        if x.constant is not None:
+            return Operand(constant_node(getattr(x.constant.array, part)))
+        real = np.dtype(np.float32 if x.dtype == np.complex64 else np.float64)
+        return elementwise(part, [Operand(x.node)], (x.dtype,), real)
+    if part == "real":
+        return x
+    if x.ndim:
+        return expression("zeros_like", "np.zeros_like({0})", Array(x.dtype.name, x.ndim, "C"), x)
+    return as_operand(x.dtype.type(0))
 
 
 def angle(x: Operand, deg: bool = False) -> Operand:
-    radians = apply_ufunc(
-        np.arctan2, (_tracer(complex_part("imag", x)), _tracer(complex_part("real", x))), {}
-    )
-    return apply_ufunc(np.multiply, (_tracer(radians), 180 / np.pi), {}) if deg else radians
+    radians = apply_ufunc(np.arctan2, (complex_part("imag", x), complex_part("real", x)), {})
+    return apply_ufunc(np.multiply, (radians, 180 / np.pi), {}) if deg else radians
 
 
 def bincount(x: Operand, weights: object = None, minlength: object = 0) -> Operand:
     if x.ndim != 1 or x.dtype.kind not in "biu":
         raise TraceError("np.bincount needs a 1-d array of non-negative integers")
     x = apply_cast(x, np.dtype(np.int64))
-    known, node = integer_entry(minlength, "minlength")
-    inputs = [x]
-    length = str(known)
-    if node is not None:
-        inputs.append(Operand(node))
-        length = f"{{{len(inputs) - 1}}}"
+    (length,), run_time = spec_code(*shape_spec(minlength, "minlength"), first=1)
+    inputs = [x, *run_time]
     if weights is None:
         return expression(
             "bincount", f"np.bincount({{0}}, minlength={length})", Array("int64", 1, "C"), *inputs

@@ -8,7 +8,9 @@ NumPy scalars and arrays are strong: ``float32_array * np.float64(2.5)`` is floa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -46,10 +48,20 @@ class Operand:
 
     @property
     def resolution_dtype(self) -> np.dtype | type:
-        """What ``ufunc.resolve_dtypes`` and ``np.result_type`` should see for this operand."""
+        """What ``ufunc.resolve_dtypes`` should see for this operand."""
         if self.weak and self.python_type is not None:
             return self.python_type
         return self.dtype
+
+    def probe(self, value: int = 0) -> Any:
+        """``value`` typed as this operand, for NumPy to work out a result dtype from.
+
+        A Python number for weak operands, so ``np.result_type`` treats it as weak; a NumPy
+        scalar of the operand's dtype otherwise.
+        """
+        if self.weak and self.python_type is not None:
+            return self.python_type(value)
+        return self.dtype.type(value)
 
     @property
     def constant(self) -> ConstValue | None:
@@ -57,19 +69,23 @@ class Operand:
         return op.value if isinstance(op, Constant) else None
 
 
-def check_dtype(dtype: np.dtype, what: str) -> None:
-    """Reject dtypes numba cannot compile (float16, strings, objects, datetimes...)."""
+def check_dtype(dtype: np.dtype, what: str | Callable[[], str]) -> None:
+    """Reject dtypes numba cannot compile (float16, strings, objects, datetimes...).
+
+    ``what`` names the value in the message; a function giving the name is called only for
+    the message.
+    """
     if dtype.name not in SUPPORTED_DTYPES:
         raise TraceError(
-            f"{what} has dtype {dtype.name}, which aotbuild does not support "
-            f"(supported: {', '.join(SUPPORTED_DTYPES)})"
+            f"{what if isinstance(what, str) else what()} has dtype {dtype.name}, which aotbuild "
+            f"does not support (supported: {', '.join(SUPPORTED_DTYPES)})"
         )
 
 
-def constant_node(value: object, dtype: npt.DTypeLike | None = None) -> Node:
+def constant_node(value: object, dtype: npt.DTypeLike | None = None, what: str | None = None) -> Node:
+    """The node of a constant; ``what`` names it in errors (else its repr, slow to build)."""
     const = ConstValue.of(value, dtype)
-    if np.dtype(const.dtype).name not in SUPPORTED_DTYPES:  # repr() only for the message: it is slow
-        check_dtype(np.dtype(const.dtype), f"the constant {value!r}")
+    check_dtype(np.dtype(const.dtype), what or (lambda: f"the constant {value!r}"))
     return Node.make(Constant(const))
 
 
@@ -84,9 +100,7 @@ def as_operand(value: object) -> Operand:
     if isinstance(value, (np.generic, np.ndarray)):
         # Before the Python types: np.float64 and np.complex128 subclass float and complex,
         # yet NumPy scalars are strong.
-        array = np.asarray(value)
-        check_dtype(array.dtype, "a constant")
-        return Operand(constant_node(array))
+        return Operand(constant_node(value, what="a constant"))
     if isinstance(value, bool):
         # NEP 50 treats Python bool like np.bool_: it is not weak.
         return Operand(constant_node(value, np.bool_))
@@ -129,6 +143,26 @@ def integer_entry(value: object, what: str) -> tuple[int | None, Node | None]:
             return int(operand.constant.array), None
         return None, operand.node
     raise TraceError(f"{what} must be an integer (known now or computed from sizes), got {value!r}")
+
+
+def normalize_axis(axis: object, ndim: int, expected: str = "an integer") -> int:
+    """``axis`` as an axis (``0 <= axis < ndim``) of an array of ``ndim`` dimensions, checked."""
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TraceError(f"axis must be {expected} known at trace time, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise TraceError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return int(axis) % ndim
+
+
+def normalize_axes(
+    axis: object, ndim: int, expected: str = "an integer", repeated: str = "repeated axis"
+) -> tuple[int, ...]:
+    """``axis`` (an int, or a tuple or list of them) as checked axes, in the order given."""
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = tuple(normalize_axis(item, ndim, expected) for item in items)
+    if len(set(axes)) != len(axes):
+        raise TraceError(repeated)
+    return axes
 
 
 def cast_constant(operand: Operand, dtype: np.dtype) -> Operand:

@@ -18,19 +18,20 @@ from typing import Any
 import numpy as np
 
 
-def _involves_tracer(value: Any) -> bool:
+def involves_tracer(value: Any) -> bool:
+    """Whether ``value`` is a tracer, or a list or tuple with one somewhere inside."""
     from .tracer import Tracer
 
     if isinstance(value, Tracer):
         return True
     if isinstance(value, (list, tuple)):
-        return any(_involves_tracer(item) for item in value)
+        return any(involves_tracer(item) for item in value)
     return False
 
 
 def _routed(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
-        if _involves_tracer(args) or _involves_tracer(tuple(kwargs.values())):
+        if involves_tracer(args) or involves_tracer(tuple(kwargs.values())):
             return traced(*args, **kwargs)
         return original(*args, **kwargs)
 
@@ -43,7 +44,7 @@ def _routed(original: Callable[..., Any], traced: Callable[..., Any]) -> Callabl
 def _traced_versions() -> dict[str, Callable[..., Any]]:
     from . import creation
     from .movement import array_operand, stack
-    from .tracer import Tracer, traced_len
+    from .tracer import Tracer
     from .ufuncs import apply_cast, copy
 
     def filled(kind: str) -> Callable[..., Any]:
@@ -67,7 +68,6 @@ def _traced_versions() -> dict[str, Callable[..., Any]]:
         return Tracer(apply_cast(result, dtype) if dtype is not None else result)
 
     return {
-        "len": traced_len,
         "zeros": filled("zeros"),
         "ones": filled("ones"),
         "empty": filled("empty"),
@@ -82,20 +82,26 @@ def _traced_versions() -> dict[str, Callable[..., Any]]:
     }
 
 
+def _replacements() -> dict[tuple[Any, str], Callable[..., Any]]:
+    """What to patch while tracing: ``(namespace, name)`` and its traced version."""
+    from .tracer import traced_len
+
+    # len() is called everywhere: the traced version tells tracers apart itself.
+    replacements: dict[tuple[Any, str], Callable[..., Any]] = {(builtins, "len"): traced_len}
+    for name, traced in _traced_versions().items():
+        replacements[np, name] = _routed(getattr(np, name), traced)
+    return replacements
+
+
 @contextlib.contextmanager
 def tracing_patches() -> Iterator[None]:
     """Route ``len`` and NumPy's array constructors to their traced versions for a while."""
-    traced = _traced_versions()
-    originals: dict[str, Any] = {"len": builtins.len}
-    originals.update({name: getattr(np, name) for name in traced if name != "len"})
+    replacements = _replacements()
+    originals = {(namespace, name): getattr(namespace, name) for namespace, name in replacements}
     try:
-        builtins.len = traced["len"]  # tells tracers apart itself: len() is called everywhere
-        for name in traced:
-            if name != "len":
-                setattr(np, name, _routed(originals[name], traced[name]))
+        for (namespace, name), replacement in replacements.items():
+            setattr(namespace, name, replacement)
         yield
     finally:
-        builtins.len = originals["len"]
-        for name, original in originals.items():
-            if name != "len":
-                setattr(np, name, original)
+        for (namespace, name), original in originals.items():
+            setattr(namespace, name, original)

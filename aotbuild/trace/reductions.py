@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import TraceError
 from ..graph import Node, Reduce
-from .operands import Operand, as_operand, check_dtype, constant_node
+from .operands import Operand, as_operand, check_dtype, constant_node, normalize_axes
 from .ufuncs import apply_cast, unsupported
 
 _NUMPY_FUNCTION: dict[str, Callable[..., Any]] = {
@@ -28,22 +28,13 @@ _NUMPY_FUNCTION: dict[str, Callable[..., Any]] = {
 }
 
 
-def normalize_axes(axis: object, ndim: int) -> tuple[int, ...]:
-    """``axis`` (None, an int or a tuple of ints) as sorted non-negative axes, checked."""
+def reduction_axes(axis: object, ndim: int) -> tuple[int, ...]:
+    """``axis`` of a reduction (None, an int or a tuple of ints) as sorted axes, checked."""
     if axis is None:
         return tuple(range(ndim))
+    # A tuple, not a list, and NumPy's wording for reductions.
     items = axis if isinstance(axis, tuple) else (axis,)
-    axes: list[int] = []
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
-            raise TraceError(f"axis must be an int or a tuple of ints known at trace time, got {item!r}")
-        value = int(item)
-        if not -ndim <= value < ndim:
-            raise TraceError(f"axis {value} is out of bounds for array of dimension {ndim}")
-        value %= ndim
-        if value in axes:
-            raise TraceError("duplicate value in 'axis'")
-        axes.append(value)
+    axes = normalize_axes(items, ndim, "an int or a tuple of ints", "duplicate value in 'axis'")
     return tuple(sorted(axes))
 
 
@@ -70,7 +61,7 @@ def apply_reduction(
     if kind in ("min", "max") and operand.dtype.kind == "c":
         raise unsupported(f"np.{kind} of complex values")
     ndim = operand.ndim
-    axes = normalize_axes(axis, ndim) if ndim else normalize_axes(axis, 0)
+    axes = reduction_axes(axis, ndim)
     kwargs: dict[str, Any] = {"axis": axes, "keepdims": bool(keepdims)}
     if dtype is not None:
         kwargs["dtype"] = np.dtype(dtype)  # type: ignore[call-overload]

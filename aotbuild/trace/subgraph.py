@@ -22,6 +22,7 @@ from ..graph import Argument, ConstValue, Graph, Node
 from ..graph.calls import Call, TupleItem
 from ..types import Array, Result, Signature, TupleOf, Value
 from .operands import Operand, as_operand
+from .patches import involves_tracer
 
 
 @dataclass
@@ -50,18 +51,21 @@ class Subgraph:
     """A function marked with ``@aotbuild.subgraph``."""
 
     def __init__(self, function: Any) -> None:
-        self.function = function
         functools.update_wrapper(self, function)
+        self.function = function
+        self._qualname = f"{function.__module__}.{function.__qualname__}"
+        self._signature = inspect.signature(function)
+        self._variadic = any(
+            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self._signature.parameters.values()
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from .patches import _involves_tracer
-
-        if not _involves_tracer(args) and not _involves_tracer(tuple(kwargs.values())):
+        if not involves_tracer(args) and not involves_tracer(tuple(kwargs.values())):
             return self.function(*args, **kwargs)
         return _call(self, args, kwargs)
 
     def __repr__(self) -> str:
-        return f"<aotbuild.subgraph {self.function.__module__}.{self.function.__qualname__}>"
+        return f"<aotbuild.subgraph {self._qualname}>"
 
 
 def subgraph(function: Any) -> Subgraph:
@@ -92,13 +96,11 @@ def _constant_key(value: Any, where: str) -> str:
 def _call(sub: Subgraph, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     from .tracer import Tracer
 
-    function = sub.function
-    qualname = f"{function.__module__}.{function.__qualname__}"
-    parameters = inspect.signature(function).parameters
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters.values()):
+    qualname = sub._qualname
+    if sub._variadic:
         raise TraceError(f"subgraph {qualname} takes *args or **kwargs; declare its parameters by name")
     try:
-        bound = inspect.signature(function).bind(*args, **kwargs)
+        bound = sub._signature.bind(*args, **kwargs)
     except TypeError as exc:
         raise TraceError(f"calling subgraph {qualname}: {exc}") from None
     bound.apply_defaults()
@@ -142,20 +144,12 @@ def _trace(
         raise TraceError(f"subgraph {qualname} calls itself; recursion cannot be traced")
     _session.in_progress.add(memo)
     try:
-        tracers = {
-            name: Tracer(Operand(Node.make(Argument(position, kind)), operand.weak, operand.python_type))
+        # The subgraph's own arguments in place of the caller's run-time values.
+        bound.arguments.update(
+            (name, Tracer(Operand(Node.make(Argument(position, kind)), operand.weak, operand.python_type)))
             for position, (name, operand, kind) in enumerate(runtime)
-        }
-        arguments = {name: tracers.get(name, value) for name, value in bound.arguments.items()}
-        positional = [
-            arguments[p.name]
-            for p in bound.signature.parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-        keywords = {
-            p.name: arguments[p.name] for p in bound.signature.parameters.values() if p.kind == p.KEYWORD_ONLY
-        }
-        value = sub.function(*positional, **keywords)
+        )
+        value = sub.function(*bound.args, **bound.kwargs)
     finally:
         _session.in_progress.discard(memo)
     returns_tuple = isinstance(value, tuple)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import TraceError
 from ..graph import Dim, Node, Size
-from . import movement
+from . import linalg, movement
 from .indexing import setitem, subscript, take
 from .operands import Operand, as_operand
 from .reductions import apply_reduction
@@ -128,7 +128,7 @@ class Tracer:
         raise unsupported(f"np.{ufunc.__name__}.{method}")
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        from .functions import FUNCTIONS
+        from .functions import FUNCTIONS  # functions.py builds on this module
 
         handler = FUNCTIONS.get(func)
         if handler is None:
@@ -171,12 +171,16 @@ class Tracer:
         return self.view(result) if is_view else Tracer(result)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        self._write(setitem(self.operand, key, value))
+
+    def _write(self, operand: Operand) -> None:
+        """Give this array a new value in place (views taken before become stale)."""
         if self._view_of is not None:
             raise TraceError(
                 "writing into a view of another traced array: NumPy would change that array too "
                 "(or the caller's input). Write into the array itself, or .copy() the view first"
             )
-        self._operand = setitem(self.operand, key, value)
+        self._operand = operand
         self._version += 1
 
     # -- methods -----------------------------------------------------------------------------
@@ -227,7 +231,9 @@ class Tracer:
 
     def sort(self, axis: int = -1, kind: Any = None) -> None:
         """In place, as NumPy's method: the tracer takes the sorted value."""
-        self[...] = Tracer(movement.sort(self.operand, axis, kind))
+        if axis is None:
+            raise TraceError("x.sort() takes an integer axis (NumPy's method does not flatten)")
+        self._write(movement.sort(self.operand, axis, kind))
 
     def argsort(self, axis: Any = -1, kind: Any = None) -> Tracer:
         return Tracer(movement.argsort(self.operand, axis, kind))
@@ -267,28 +273,20 @@ class Tracer:
     def var(
         self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0, keepdims: bool = False
     ) -> Tracer:
-        if out is not None:
-            raise unsupported("var(..., out=...)")
-        return Tracer(movement.variance(self.operand, axis, dtype, ddof, keepdims))
+        return Tracer(movement.variance(self.operand, axis, dtype, out, ddof, keepdims))
 
     def std(
         self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0, keepdims: bool = False
     ) -> Tracer:
-        if out is not None:
-            raise unsupported("std(..., out=...)")
-        return Tracer(movement.variance(self.operand, axis, dtype, ddof, keepdims, std=True))
+        return Tracer(movement.variance(self.operand, axis, dtype, out, ddof, keepdims, std=True))
 
     def dot(self, other: Any) -> Tracer:
-        from .linalg import dot
-
-        return Tracer(dot(self.operand, as_operand(other)))
+        return Tracer(linalg.dot(self.operand, as_operand(other)))
 
     def _matmul(self, a: Any, b: Any, **kwargs: Any) -> Tracer:
-        from .linalg import matmul
-
         if kwargs:
             raise unsupported(f"np.matmul(..., {next(iter(kwargs))}=...)")
-        return Tracer(matmul(as_operand(a), as_operand(b)))
+        return Tracer(linalg.matmul(as_operand(a), as_operand(b)))
 
     # -- operators ---------------------------------------------------------------------------
     def _binary(self, ufunc: np.ufunc, other: Any, reflected: bool = False) -> Tracer:

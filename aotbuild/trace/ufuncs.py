@@ -8,7 +8,6 @@ operand is a constant the operation is evaluated now, by NumPy, and becomes a co
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -68,9 +67,10 @@ def _fold(function, operands: Sequence[Operand], out_dtype: np.dtype) -> Operand
     return _result_operand(constant_node(result.astype(out_dtype, copy=False)), operands)
 
 
-def _elementwise(
+def elementwise(
     fn: str, operands: list[Operand], in_dtypes: Sequence[np.dtype], out_dtype: np.dtype
 ) -> Operand:
+    """An :class:`Elementwise` node computing ``fn`` in NumPy's loop ``in_dtypes -> out_dtype``."""
     check_dtype(out_dtype, f"the result of {fn}")
     cast = [
         cast_constant(op, np.dtype(dt)) if op.constant is not None else op
@@ -105,25 +105,18 @@ def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, objec
     in_dtypes, out_dtype = loop[: ufunc.nin], loop[-1]
     if all(op.constant is not None for op in operands):
         return _fold(ufunc, operands, out_dtype)
-    return _elementwise(name, operands, in_dtypes, out_dtype)
-
-
-def _weak_probe(op: Operand) -> Any:
-    """A value NumPy's ``result_type`` treats like ``op``: Python numbers stay weak."""
-    if op.weak and op.python_type is not None:
-        return op.python_type(0)
-    return op.dtype
+    return elementwise(name, operands, in_dtypes, out_dtype)
 
 
 def apply_where(condition: object, x: object, y: object) -> Operand:
     operands = [as_operand(condition), as_operand(x), as_operand(y)]
     for op in operands:
         check_dtype(op.dtype, "an argument of np.where")
-    out_dtype = np.result_type(_weak_probe(operands[1]), _weak_probe(operands[2]))
+    out_dtype = np.result_type(operands[1].probe(), operands[2].probe())
     dtypes = (np.dtype(bool), out_dtype, out_dtype)
     if all(op.constant is not None for op in operands):
         return _fold(np.where, operands, out_dtype)
-    result = _elementwise("where", operands, dtypes, out_dtype)
+    result = elementwise("where", operands, dtypes, out_dtype)
     # np.where never returns a weak scalar.
     return Operand(result.node)
 
@@ -132,15 +125,7 @@ def copy(x: Operand) -> Operand:
     """A copy (``x.copy()``, ``np.copy``): a new array even where the dtype is unchanged."""
     if x.constant is not None or x.ndim == 0:
         return Operand(x.node)
-    return _elementwise("cast", [Operand(x.node)], (x.dtype,), x.dtype)
-
-
-def apply_part(part: str, x: Operand) -> Operand:
-    """``x.real`` / ``x.imag`` of a complex array (an elementwise Op, not a view)."""
-    real = np.dtype(np.float32 if x.dtype == np.complex64 else np.float64)
-    if x.constant is not None:
-        return Operand(constant_node(getattr(x.constant.array, part)))
-    return _elementwise(part, [Operand(x.node)], (x.dtype,), real)
+    return elementwise("cast", [Operand(x.node)], (x.dtype,), x.dtype)
 
 
 def apply_cast(x: object, dtype: object) -> Operand:
@@ -152,4 +137,4 @@ def apply_cast(x: object, dtype: object) -> Operand:
     if op.constant is not None:
         with np.errstate(all="ignore"):
             return Operand(constant_node(op.constant.array.astype(target)))
-    return _elementwise("cast", [Operand(op.node)], (op.dtype,), target)
+    return elementwise("cast", [Operand(op.node)], (op.dtype,), target)

@@ -8,6 +8,7 @@ import pytest
 
 from aotbuild.errors import TraceError
 from aotbuild.graph import Argument, Constant, ConstValue, Dim, Elementwise, Node, Reduce, Size
+from aotbuild.graph.array_ops import SetIndex
 from aotbuild.trace.operands import Operand
 from aotbuild.trace.tracer import Tracer, traced_len
 from aotbuild.types import Array, Scalar
@@ -230,3 +231,23 @@ def test_norm_checks_its_axes() -> None:
         np.linalg.norm(m, axis=(0, -3))
     assert np.linalg.norm(m, axis=-1).ndim == 1
     assert np.linalg.norm(m, ord=1, axis=(1, 0)).ndim == 0
+
+
+def test_sort_in_place_rebinds_the_array() -> None:
+    """``x.sort()`` gives the tracer the sorted value: no copy back through an index update."""
+    z = _copy_of(traced("float64", 2))
+    row = z[0]
+    z.sort(axis=0)
+    assert not isinstance(z.node.op, SetIndex)
+    assert z.node is np.sort(_copy_of(traced("float64", 2)), axis=0).node
+    with pytest.raises(TraceError, match="written to after the view was taken"):
+        _ = row + 1
+    with pytest.raises(TraceError, match="writing into a view of another traced array"):
+        z[0].sort()
+    with pytest.raises(TraceError, match="takes an integer axis"):
+        z.sort(axis=None)
+
+
+def test_tile_of_a_scalar_is_an_array() -> None:
+    assert np.tile(traced("float64", 0), 3).ndim == 1
+    assert np.tile(traced("float64", 0), (2, 3)).ndim == 2

@@ -76,6 +76,12 @@ def movement(x, y):
     )
 
 
+def _sorted_in_place(x, axis):
+    y = x.copy()
+    y.sort(axis=axis)
+    return y
+
+
 def ordering(x):
     """Scans, sorts, arg-reductions, clip. x: (n, m)."""
     return (
@@ -89,6 +95,8 @@ def ordering(x):
         np.argsort(x, axis=0, kind="stable"),
         np.clip(x, -0.5, 0.75),
         x.clip(min=0.1),
+        _sorted_in_place(x, 0),
+        _sorted_in_place(x, -1),
     )
 
 
@@ -141,6 +149,9 @@ def creation(x):
         np.arange(0.5, n, 0.25),
         np.linspace(0.0, 1.0, n),
         np.linspace(-1.0, 1.0, m, endpoint=False),
+        np.linspace(0.0, 1.0, 5, endpoint=False),
+        np.full((n,), 1.5, np.float32),
+        np.arange(0, m, 1, np.float32),
         np.eye(n),
         np.eye(n, m, 1, dtype=np.int64),
         np.zeros_like(x),
