@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import TraceError
 from ..graph.array_ops import DYNAMIC
 from ..types import Array
+from .indexing import setitem
 from .movement import dims, expression, shape_spec, spec_code
 from .operands import Operand, as_operand, check_dtype, integer_entry
 from .ufuncs import apply_cast, apply_ufunc, unsupported
@@ -115,8 +116,9 @@ def linspace(
 ) -> Operand:
     """``np.linspace`` between scalars; ``num`` may be computed from sizes.
 
-    With the endpoint, numba's linspace gives NumPy's values (the same formula, the last value
-    set to ``stop``); without it, NumPy's ``arange(num) * step + start`` is traced as written.
+    In float64 and complex128 with the endpoint, numba's linspace gives NumPy's values (the same
+    formula, the last value set to ``stop``); numba computes nothing else in float32 or complex64,
+    so otherwise NumPy's formula is traced as written.
     """
     if retstep or axis != 0:
         raise unsupported("np.linspace with retstep= or axis=")
@@ -126,24 +128,48 @@ def linspace(
     known, node = integer_entry(num, "num")
     if known is not None and known < 0:
         raise TraceError(f"Number of samples, {known}, must be non-negative.")
-    count = Operand(node) if node is not None else as_operand(known)
+    # A size: weak, like the Python int NumPy is given.
+    count = Operand(node, weak=True, python_type=int) if node is not None else as_operand(known)
     # NumPy: the result type of start and stop (Python numbers weak), made inexact.
     kind = np.result_type(low.probe(), high.probe(), 0.0)
     low, high = apply_cast(low, kind), apply_cast(high, kind)
-    if endpoint:
+    if endpoint and kind in (np.float64, np.complex128):
         values = expression(
             "linspace", "np.linspace({0}, {1}, {2})", Array(kind.name, 1, "C"), low, high, count
         )
     else:
-        step = apply_ufunc(np.true_divide, (apply_ufunc(np.subtract, (high, low), {}), count), {})
-        ramp = apply_cast(arange(count), kind)
-        values = apply_ufunc(np.add, (apply_ufunc(np.multiply, (ramp, step), {}), low), {})
+        values = _linspace_formula(low, high, count, known, endpoint, kind)
     if dtype is None:
         return values
     target = np.dtype(dtype)  # type: ignore[call-overload]
     if target.kind in "iu":
         values = apply_ufunc(np.floor, (values,), {})
     return apply_cast(values, target)
+
+
+def _linspace_formula(
+    low: Operand, high: Operand, count: Operand, known: int | None, endpoint: bool, kind: np.dtype
+) -> Operand:
+    """NumPy's linspace, step by step, in ``kind``: ``arange(num) * step + start``, where
+    ``step = (stop - start) / div``; with the endpoint ``div`` is ``num - 1`` and the last value
+    is set to ``stop``."""
+    delta = apply_ufunc(np.subtract, (high, low), {})
+    ramp = apply_cast(arange(count), kind)
+    if not endpoint:
+        step = apply_ufunc(np.true_divide, (delta, count), {})
+        return apply_ufunc(np.add, (apply_ufunc(np.multiply, (ramp, step), {}), low), {})
+    # For one sample NumPy multiplies by delta instead of dividing by 0: the same as by 1.
+    div = apply_ufunc(np.maximum, (apply_ufunc(np.subtract, (count, 1), {}), 1), {})
+    step = apply_ufunc(np.true_divide, (delta, div), {})
+    values = apply_ufunc(np.add, (apply_ufunc(np.multiply, (ramp, step), {}), low), {})
+    if known is not None and known < 2:
+        return values
+    if values.constant is not None and high.constant is not None:
+        array = np.array(values.constant.array)
+        array[-1] = high.constant.array
+        return as_operand(array)
+    # values[div:] = stop: the last value, or none for fewer than two samples.
+    return setitem(values, (slice(div, None),), high)
 
 
 def eye(n: object, m: object = None, k: object = 0, dtype: object = float, order: object = "C") -> Operand:

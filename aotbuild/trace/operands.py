@@ -135,8 +135,8 @@ def integer_entry(value: object, what: str) -> tuple[int | None, Node | None]:
         raise TraceError(f"{what} must be an integer, not a bool")
     if isinstance(value, (int, np.integer)):
         return int(value), None
-    if isinstance(value, Tracer):
-        operand = value.operand
+    if isinstance(value, (Tracer, Operand)):
+        operand = value.operand if isinstance(value, Tracer) else value
         if operand.ndim != 0 or operand.dtype.kind not in "iu":
             raise TraceError(f"{what} must be an integer, got a traced {operand.node.type}")
         if operand.constant is not None:

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from aotbuild.graph import topological_order
 from aotbuild.trace.operands import as_operand
 from aotbuild.trace.patches import tracing_patches
 from aotbuild.trace.tracer import Tracer
@@ -67,3 +68,21 @@ def test_positional_dtype_of_creation_functions() -> None:
         assert np.zeros((n,), np.int32).dtype == np.int32
         assert np.ones(n, np.uint8, "C").dtype == np.uint8
         assert np.arange(0, n, 1, np.float32).dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    ("start", "stop"),
+    [(np.float32(-1), np.float32(1)), (np.float32(0.1), 7.3), (np.complex64(1 + 2j), np.complex64(-3j))],
+)
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_linspace_in_float32_is_numpys_formula(start: object, stop: object, endpoint: bool) -> None:
+    """numba's linspace computes in float64 only: float32 and complex64 trace NumPy's steps."""
+    with tracing_patches():
+        for num in range(6):
+            got = folded(np.linspace(constant(start), stop, num, endpoint=endpoint))
+            expected = np.linspace(start, stop, num, endpoint=endpoint)
+            assert got.dtype == expected.dtype and np.array_equal(got, expected), num
+        n = traced("float64").shape[0]
+        values = np.linspace(constant(start), stop, n, endpoint=endpoint)
+    assert values.dtype == np.result_type(start, stop)
+    assert all(node.op.name != "linspace" for node in topological_order((values.node,)))

@@ -150,6 +150,8 @@ def creation(x):
         np.linspace(0.0, 1.0, n),
         np.linspace(-1.0, 1.0, m, endpoint=False),
         np.linspace(0.0, 1.0, 5, endpoint=False),
+        np.linspace(np.float32(-1), np.float32(1), n),
+        np.linspace(np.float32(-1), np.float32(1), m, endpoint=False),
         np.full((n,), 1.5, np.float32),
         np.arange(0, m, 1, np.float32),
         np.eye(n),
