@@ -1,29 +1,40 @@
 """The whole pipeline: ``graphs.toml`` -> traced graphs -> Op modules -> objects -> package.
 
 See DESIGN.md for the stages. Generated modules, objects and the C entry stay in
-``<out_dir>/.aotbuild/<package>/`` for debugging; compiled objects are cached by content in
-``$AOTBUILD_CACHE_DIR`` (default ``<out_dir>/.aotbuild/cache``).
+``<out_dir>/.aotbuild/<package>/`` for debugging. Compiled objects, C objects and linked shared
+objects are cached by content (see :mod:`aotbuild.cache`), so a rebuild compiles only the Ops
+whose keys changed and relinks only when the set of objects changed.
+
+Two builds of one package serialise on a lock in that folder; builds of different packages,
+sharing a cache, run side by side.
 """
 
 from __future__ import annotations
 
-import os
 import sysconfig
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .cache.location import cache_dir, size_cap
+from .cache.store import ObjectCache
 from .codegen.plan import BuildPlan, make_plan
 from .config import ProjectConfig, display_path, load_config
-from .errors import CompileError
-from .files import write_if_changed
+from .errors import CompileError, ConfigError
+from .files import exclusive_lock, write_if_changed
 from .progress import Progress
 from .trace.driver import project_imports, trace_project
 
 if TYPE_CHECKING:  # numba is imported by the compile stage only, when it runs
     from .compile.compiler import CompiledObject
     from .compile.target import Target
+
+
+@dataclass(frozen=True)
+class OpTiming:
+    symbol: str
+    title: str
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -36,12 +47,16 @@ class BuildResult:
     compiled: int
     """Objects compiled by this build (the others came from the cache)."""
 
+    linked: bool
+    """Whether the shared object was linked (False: the same objects were linked before)."""
+
+    changed: bool
+    """Whether the package was written (False: it already held exactly this build)."""
+
+    timings: tuple[OpTiming, ...]
+    """Each compiled Op and how long it took, slowest first."""
+
     seconds: float
-
-
-def cache_dir(out_dir: Path) -> Path:
-    configured = os.environ.get("AOTBUILD_CACHE_DIR")
-    return Path(configured).expanduser().resolve() if configured else out_dir / ".aotbuild" / "cache"
 
 
 def _write_modules(plan: BuildPlan, folder: Path) -> None:
@@ -60,16 +75,22 @@ def _compile(
     project: ProjectConfig,
     target: Target,
     modules_dir: Path,
-    cache_root: Path,
+    cache: ObjectCache | None,
     progress: Progress,
-) -> tuple[dict[str, CompiledObject], int]:
-    """Every module's object, from the cache or compiled now; also how many were compiled."""
-    from .compile.cache import ObjectCache
-    from .compile.compiler import CompileRequest, compile_request
+    jobs: int,
+    executor: str | None,
+) -> tuple[dict[str, CompiledObject], list[OpTiming]]:
+    """Every module's object, from the cache or compiled now (in plan order, whoever compiled
+    it); also the time each compiled one took."""
+    from .compile.compiler import CompiledObject, CompileRequest
+    from .compile.keys import op_key, toolchain_key
+    from .compile.workers import run_jobs
 
-    cache = ObjectCache(cache_root)
-    objects: dict[str, CompiledObject] = {}
-    compiled = 0
+    toolchain = toolchain_key()
+    modules = {module.symbol: module for module in plan.modules}
+    found: dict[str, CompiledObject] = {}
+    missing: dict[str, CompileRequest] = {}
+    keys: dict[str, str] = {}
     for module in plan.modules:
         request = CompileRequest(
             module.symbol,
@@ -78,20 +99,37 @@ def _compile(
             module.signature,
             module.flags,
             target,
+            toolchain,
             adapter=module.kind == "graph",
         )
-        obj = cache.get(request)
-        if obj is None:
-            started = time.perf_counter()
-            try:
-                obj = compile_request(request)
-            except CompileError as exc:
-                raise _located(exc, module.title, modules_dir, project) from None
-            cache.put(request, obj)
-            compiled += 1
-            progress.detail(f"{module.symbol}  {module.title}  ({time.perf_counter() - started:.2f} s)")
-        objects[module.symbol] = obj
-    return objects, compiled
+        keys[module.symbol] = op_key(request)
+        entry = cache.get(keys[module.symbol]) if cache is not None else None
+        if entry is None:
+            missing[module.symbol] = request
+        else:
+            defined, needed = entry.record["defined"], entry.record["needed"]
+            found[module.symbol] = CompiledObject(module.symbol, entry.data, tuple(defined), tuple(needed))
+    workers = 0 if executor else min(jobs, len(missing))
+    progress.count_ops(len(plan.modules), len(found), workers)
+    timings = []
+    results = run_jobs(list(missing.values()), jobs=jobs, executor=executor)
+    try:
+        for result in results:
+            module = modules[result.symbol]
+            if result.error is not None:
+                raise _located(result.error, module.title, modules_dir, project)
+            assert result.compiled is not None
+            if cache is not None:
+                compiled = result.compiled
+                record = {"kind": "op", "name": module.symbol, "defined": compiled.defined}
+                cache.put(keys[module.symbol], compiled.data, {**record, "needed": compiled.needed})
+            found[module.symbol] = result.compiled
+            timings.append(OpTiming(module.symbol, module.title, result.seconds))
+            progress.op_compiled(f"{module.symbol}  {module.title}", result.seconds)
+    finally:
+        results.close()
+    timings.sort(key=lambda timing: (-timing.seconds, timing.symbol))
+    return {symbol: found[symbol] for symbol in modules}, timings
 
 
 def _located(exc: CompileError, title: str, modules_dir: Path, project: ProjectConfig) -> CompileError:
@@ -106,16 +144,23 @@ def build(
     out_dir: str | None = None,
     target: str | None = None,
     progress: Progress | None = None,
+    jobs: int | None = None,
+    executor: str | None = None,
+    use_cache: bool = True,
 ) -> BuildResult:
-    """Build the package ``path`` (a graphs.toml) declares; returns what was built."""
-    from .compile.target import resolve_target
-    from .link.linalg import graphs_needing_linalg
-    from .link.linker import link_extension
-    from .package.loader import render_loader, render_stub
-    from .package.manifest import build_manifest, manifest_text
-    from .package.writer import discard, publish, staging_dir, write_text
+    """Build the package ``path`` (a graphs.toml) declares; returns what was built.
+
+    ``jobs`` compile worker processes (default: one per CPU; 1 compiles in this process), or
+    the cluster ``executor`` (``dask://HOST:PORT``). ``use_cache=False`` neither reads nor
+    writes the object cache. Calling this from a script with ``jobs`` > 1: guard the script's
+    top level with ``if __name__ == "__main__":`` — worker processes import the main module.
+    """
+    from .compile.workers import default_jobs
 
     progress = progress or Progress()
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ConfigError(f"jobs must be at least 1, not {jobs}")
     progress.begin("config")
     project = load_config(path, out_dir=out_dir, target=target)
     package = project.package
@@ -123,11 +168,33 @@ def build(
         f"{display_path(project.path)}: package {package.name} {package.version}, "
         f"{len(project.graphs)} graph(s), target {package.target}"
     )
-    out = project.out_dir
-    objects_cache = cache_dir(out)
-    work = out / ".aotbuild" / package.name
-    modules_dir = work / "modules"
+    cache = ObjectCache(cache_dir()) if use_cache else None
+    cap = size_cap()
+    work = project.out_dir / ".aotbuild" / package.name
+    with exclusive_lock(work.parent / f"{package.name}.lock"):
+        result = _build_locked(project, work, cache, progress, jobs, executor)
+    if cache is not None:
+        cache.evict(cap)
+    return result
 
+
+def _build_locked(
+    project: ProjectConfig,
+    work: Path,
+    cache: ObjectCache | None,
+    progress: Progress,
+    jobs: int,
+    executor: str | None,
+) -> BuildResult:
+    from .compile.target import resolve_target
+    from .link.linalg import graphs_needing_linalg
+    from .link.linker import link_extension
+    from .package.loader import render_loader, render_stub
+    from .package.manifest import build_manifest, manifest_text
+    from .package.writer import discard, publish, remove_leftovers, same_tree, staging_dir, write_text
+
+    package = project.package
+    modules_dir = work / "modules"
     with project_imports(project.root):
         progress.begin("trace")
         graphs = trace_project(project)
@@ -141,17 +208,20 @@ def build(
 
         progress.begin("compile")
         cpu = resolve_target(package.target)
-        objects, compiled = _compile(plan, project, cpu, modules_dir, objects_cache, progress)
+        objects, timings = _compile(plan, project, cpu, modules_dir, cache, progress, jobs, executor)
+        compiled = len(timings)
         progress.end(f"{compiled} object(s) compiled, {len(plan.modules) - compiled} from cache")
     linalg = graphs_needing_linalg(plan, objects)
 
-    destination = out / package.name
+    destination = project.out_dir / package.name
+    remove_leftovers(destination)
     staged = staging_dir(destination)
     try:
         progress.begin("link")
         native = staged / f"_native{sysconfig.get_config_var('EXT_SUFFIX')}"
-        linked = link_extension(package.name, plan, objects, linalg, work, native, objects_cache)
-        progress.end(f"{native.name} ({linked.size / 1024:.0f} KB)")
+        linked = link_extension(package.name, plan, objects, linalg, work, native, cache)
+        how = "the same objects were linked before: taken from the cache" if linked.reused else "linked"
+        progress.end(f"{native.name} ({linked.size / 1024:.0f} KB; {how})")
 
         progress.begin("package")
         manifest = build_manifest(project, plan, objects, linalg, cpu, native.name)
@@ -159,11 +229,16 @@ def build(
         write_text(staged, "__init__.py", render_loader(project, plan, package.target, linalg))
         write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
         write_text(staged, "py.typed", "")
-        publish(staged, destination)
+        changed = not same_tree(staged, destination)
+        if changed:
+            publish(staged, destination)
+        else:
+            discard(staged)
     except BaseException:
         discard(staged)
         raise
-    progress.end(f"{display_path(destination)} ready ({progress.total:.1f} s in all)")
+    state = "ready" if changed else "unchanged"
+    progress.end(f"{display_path(destination)} {state} ({progress.total:.1f} s in all)")
     return BuildResult(
         project=project,
         package_dir=destination,
@@ -171,5 +246,8 @@ def build(
         native_size=linked.size,
         modules=len(plan.modules),
         compiled=compiled,
+        linked=not linked.reused,
+        changed=changed,
+        timings=tuple(timings),
         seconds=progress.total,
     )

@@ -1,4 +1,4 @@
-"""The command line: ``aotbuild compile PATH [--out DIR] [--target CPU] [-v]``.
+"""The command line: ``aotbuild compile PATH [options]`` and ``aotbuild cache info|clear``.
 
 Exit codes: 0 built, 1 the build failed (a clear one-line message; the traceback only with
 ``-v``), 2 the command line was wrong.
@@ -9,11 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .config.model import TARGETS
 from .errors import AotBuildError
 from .progress import Progress
+
+if TYPE_CHECKING:
+    from .build import OpTiming
 
 EXIT_OK, EXIT_BUILD_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -38,10 +42,82 @@ def _parser() -> argparse.ArgumentParser:
         "--target", metavar="CPU", choices=TARGETS, help=f"CPU target: {', '.join(TARGETS)}"
     )
     compile_.add_argument(
+        "-j",
+        "--jobs",
+        metavar="N",
+        type=_positive,
+        help="compile N Ops at a time in worker processes (default: the number of CPUs)",
+    )
+    compile_.add_argument(
+        "--executor",
+        metavar="URL",
+        help="compile on a cluster instead: dask://HOST:PORT (a dask.distributed scheduler)",
+    )
+    compile_.add_argument("--no-cache", action="store_true", help="neither read nor write the object cache")
+    compile_.add_argument(
+        "--timings", action="store_true", help="print the slowest Ops compiled by this build"
+    )
+    compile_.add_argument(
         "-v", "--verbose", action="store_true", help="one line per compiled Op; tracebacks on errors"
     )
     compile_.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    cache = commands.add_parser(
+        "cache",
+        help="see or empty the object cache",
+        description=(
+            "The object cache: $AOTBUILD_CACHE_DIR, else the user cache folder; at most "
+            "$AOTBUILD_CACHE_SIZE bytes (e.g. 2G; default 1G), least recently used entries evicted."
+        ),
+    )
+    cache.add_argument("action", choices=("info", "clear"), help="info: where and how large; clear: empty it")
     return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return value
+
+
+def _cache_command(action: str) -> int:
+    from .cache.location import cache_dir, human_size, size_cap
+    from .cache.store import ObjectCache
+
+    cache = ObjectCache(cache_dir())
+    if action == "clear":
+        freed = cache.clear()
+        print(f"{cache.root}: emptied ({human_size(freed)} freed)")
+        return EXIT_OK
+    info = cache.info()
+    print(f"location  {info.root}")
+    print(f"entries   {info.entries}")
+    print(f"size      {human_size(info.size)} of {human_size(size_cap())} (AOTBUILD_CACHE_SIZE)")
+    if info.oldest_use is not None and info.newest_use is not None:
+        print(f"used      {_when(info.oldest_use)} to {_when(info.newest_use)}")
+    return EXIT_OK
+
+
+def _when(timestamp: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+
+
+def _print_timings(timings: tuple[OpTiming, ...], count: int = 10) -> None:
+    if not timings:
+        print("aotbuild: no Op was compiled (all came from the cache)", file=sys.stderr)
+        return
+    total = sum(timing.seconds for timing in timings)
+    print(
+        f"aotbuild: the slowest of {len(timings)} compiled Ops ({total:.1f} s of compile in all):",
+        file=sys.stderr,
+    )
+    for timing in timings[:count]:
+        print(f"  {timing.seconds:7.2f} s  {timing.symbol}  {timing.title}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,11 +130,31 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         print("aotbuild: error: a command is required (try: aotbuild compile graphs.toml)", file=sys.stderr)
         return EXIT_USAGE
+    try:
+        if args.command == "cache":
+            return _cache_command(args.action)
+        return _compile_command(args)
+    except AotBuildError as exc:
+        if getattr(args, "verbose", False):
+            traceback.print_exc()
+        print(f"aotbuild: error: {exc}", file=sys.stderr)
+        return EXIT_BUILD_ERROR
+
+
+def _compile_command(args: argparse.Namespace) -> int:
     from .build import build
 
     progress = Progress(verbose=args.verbose, quiet=args.quiet)
     try:
-        result = build(args.path, out_dir=args.out, target=args.target, progress=progress)
+        result = build(
+            args.path,
+            out_dir=args.out,
+            target=args.target,
+            progress=progress,
+            jobs=args.jobs,
+            executor=args.executor,
+            use_cache=not args.no_cache,
+        )
     except AotBuildError as exc:
         if args.verbose:
             traceback.print_exc()
@@ -76,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_BUILD_ERROR
+    if args.timings:
+        _print_timings(result.timings)
     if not args.quiet:
         print(result.package_dir)
     return EXIT_OK

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -44,3 +46,21 @@ def write_if_changed(path: Path, data: bytes) -> bool:
         pass
     atomic_write(path, data)
     return True
+
+
+@contextmanager
+def exclusive_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created if missing) until the block ends; another
+    process asking for it waits. The operating system releases it if the process dies."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        try:
+            import fcntl
+        except ImportError:  # Windows: builds of one package are not serialised there
+            yield
+            return
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -76,6 +76,9 @@ class CompileRequest:
     signature: Signature
     flags: CompileFlags
     target: Target
+    toolchain: str
+    """The toolchain the request is keyed for (:func:`aotbuild.compile.keys.toolchain_key`)."""
+
     adapter: bool = False
     """Also export the C adapter ``<symbol>_c`` (graph entries)."""
 

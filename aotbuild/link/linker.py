@@ -11,10 +11,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cache.store import ObjectCache
 from ..codegen.plan import BuildPlan
 from ..codegen.templates import render
-from ..compile.cache import toolchain_key
 from ..compile.compiler import CompiledObject
+from ..compile.keys import key_of, toolchain_key
 from ..errors import LinkError
 from ..files import atomic_write, write_if_changed
 from .entry import render_entry
@@ -29,32 +30,47 @@ _ALLOWED_UNDEFINED = re.compile(r"^(_?Py|PyExc_|_Py)|@(GLIBC|GLIBCXX|CXXABI|GCC)
 class LinkResult:
     path: Path
     size: int
+    reused: bool
+    """The same objects were linked before: the shared object came from the cache."""
 
 
-def _compiled(toolchain: Toolchain, cache_dir: Path, name: str, text: bytes, extra: list[str]) -> Path:
-    """The object of C/C++ source ``text`` (named ``name``), compiled once per compiler and
-    toolchain versions: the cache's key is everything the object depends on."""
-    digest = hashlib.sha256()
-    for part in (toolchain.fingerprint, toolchain_key(), name, *extra):
-        digest.update(part.encode() + b"\0")
-    digest.update(text)
-    cached = cache_dir / "native" / f"{Path(name).stem}-{digest.hexdigest()[:24]}.o"
-    if not cached.exists():
+def _native_object(
+    toolchain: Toolchain, cache: ObjectCache | None, name: str, text: bytes, extra: list[str], work_dir: Path
+) -> Path:
+    """The object of C/C++ source ``text`` (named ``name``), from the cache when this compiler,
+    these flags and this source were built before; copied into ``work_dir`` to link."""
+    key = key_of(
+        {
+            "kind": "native object",
+            "compiler": toolchain.fingerprint,
+            "toolchain": toolchain_key(),
+            "name": name,
+            "flags": " ".join(extra),
+            "source": hashlib.sha256(text).hexdigest(),
+        }
+    )
+    entry = cache.get(key) if cache is not None else None
+    if entry is not None:
+        data = entry.data
+    else:
         with tempfile.TemporaryDirectory(prefix="aotbuild-native-") as work:
             source = Path(work) / name
             source.write_bytes(text)
             prefix_maps = {numba_source_dir(): "numba", Path(work).resolve(): "."}
-            built = toolchain.compile(source, Path(work), extra=extra, prefix_maps=prefix_maps)
-            atomic_write(cached, built.read_bytes())
-    return cached
+            data = toolchain.compile(source, Path(work), extra=extra, prefix_maps=prefix_maps).read_bytes()
+        if cache is not None:
+            cache.put(key, data, {"kind": "native object", "name": name})
+    path = work_dir / "native" / f"{Path(name).stem}.o"
+    write_if_changed(path, data)
+    return path
 
 
-def runtime_objects(toolchain: Toolchain, cache_dir: Path) -> list[Path]:
+def runtime_objects(toolchain: Toolchain, cache: ObjectCache | None, work_dir: Path) -> list[Path]:
     """numba's runtime (helpers and allocator)."""
     runtime = render("native/runtime.c.j2", getters=list(getters())).encode()
     nrt = (numba_source_dir() / "core" / "runtime" / "nrt.cpp").read_bytes()
     return [
-        _compiled(toolchain, cache_dir, name, text, ["-w"])
+        _native_object(toolchain, cache, name, text, ["-w"], work_dir)
         for name, text in (("runtime.c", runtime), ("nrt.cpp", nrt))
     ]
 
@@ -82,24 +98,44 @@ def link_extension(
     linalg_graphs: Collection[str],
     work_dir: Path,
     output: Path,
-    cache_dir: Path,
+    cache: ObjectCache | None,
 ) -> LinkResult:
-    """Write and compile the C entry, then link everything into ``output``."""
+    """Write and compile the C entry, then link everything into ``output`` — or, when exactly
+    these objects were linked before by this compiler, take that shared object from the cache."""
     toolchain = Toolchain.create()
     object_dir = work_dir / "objects"
     paths = []
     for module in plan.modules:
         path = object_dir / f"{module.symbol}.o"
-        data = objects[module.symbol].data
-        write_if_changed(path, data)
+        write_if_changed(path, objects[module.symbol].data)
         paths.append(path)
     entry = render_entry(package, plan, linalg_graphs).encode()
     write_if_changed(work_dir / "c" / "_native.c", entry)  # to read; compiled from the cache
-    entry_object = _compiled(toolchain, cache_dir, "_native.c", entry, [])
+    inputs = [
+        _native_object(toolchain, cache, "_native.c", entry, [], work_dir),
+        *runtime_objects(toolchain, cache, work_dir),
+        *paths,
+    ]
+    key = key_of(
+        {
+            "kind": "shared object",
+            "compiler": toolchain.fingerprint,
+            "name": output.name,
+            "inputs": " ".join(hashlib.sha256(path.read_bytes()).hexdigest() for path in inputs),
+        }
+    )
     output.parent.mkdir(parents=True, exist_ok=True)
-    toolchain.link([entry_object, *runtime_objects(toolchain, cache_dir), *paths], output)
+    linked = cache.get(key) if cache is not None else None
+    if linked is not None:
+        atomic_write(output, linked.data)
+        return LinkResult(output, len(linked.data), reused=True)
+    toolchain.link(inputs, output)
     _check_undefined(output, objects)
-    return LinkResult(output, output.stat().st_size)
+    if cache is not None:
+        cache.put(
+            key, output.read_bytes(), {"kind": "shared object", "name": output.name, "package": package}
+        )
+    return LinkResult(output, output.stat().st_size, reused=False)
 
 
 def _check_undefined(output: Path, objects: Mapping[str, CompiledObject]) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 
 from ..codegen.module import CODEGEN_VERSION
 from ..codegen.plan import BuildPlan
-from ..compile.cache import toolchain_versions
 from ..compile.compiler import CompiledObject
+from ..compile.keys import toolchain_versions
 from ..compile.target import Target
 from ..config import ProjectConfig
 from ..link.linalg import PROVIDERS

@@ -1,7 +1,8 @@
 """Stage 8: put the package together in a temporary folder, then swap it into place.
 
 An interrupted build never leaves a half-written package: the previous one stays until the new
-one is complete.
+one is complete. Builds of one package hold a lock (see :mod:`aotbuild.build`), so folders left
+beside it by a build that was killed are removed by the next one.
 """
 
 from __future__ import annotations
@@ -38,3 +39,22 @@ def publish(staged: Path, destination: Path) -> None:
 
 def discard(staged: Path) -> None:
     shutil.rmtree(staged, ignore_errors=True)
+
+
+def remove_leftovers(destination: Path) -> None:
+    """Staging and old folders of killed builds of ``destination`` (call under its lock)."""
+    if not destination.parent.is_dir():
+        return
+    for pattern in (f".{destination.name}.building-*", f".{destination.name}.old-*"):
+        for leftover in destination.parent.glob(pattern):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def same_tree(staged: Path, destination: Path) -> bool:
+    """Whether ``destination`` already holds exactly the files of ``staged``."""
+    if not destination.is_dir():
+        return False
+    names = sorted(p.name for p in staged.iterdir())
+    if names != sorted(p.name for p in destination.iterdir() if p.name != "__pycache__"):
+        return False
+    return all((staged / name).read_bytes() == (destination / name).read_bytes() for name in names)

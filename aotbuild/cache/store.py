@@ -1,0 +1,168 @@
+"""A content-addressed store of compiled artifacts: Op objects, C objects, linked shared objects.
+
+Each entry is one file, ``objects/<2 hex>/<key>``: a header line, a JSON record (what the bytes
+are, their size and sha256, the symbols they define and need) on the next line, then the bytes.
+One file per entry means one rename publishes it whole: two builds sharing the cache never see
+a torn entry, and a file damaged later (a full disk, a crash, a bad copy) fails its hash check,
+is reported and removed, and the artifact is built again — a damaged object is never linked.
+
+Using an entry touches its mtime, which is what least-recently-used eviction orders by. A build
+reads every entry it needs into memory when it looks it up, so eviction by a concurrent build
+can never take away an object a build is about to link.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+import warnings
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..files import atomic_write
+
+MAGIC = b"aotbuild-cache 1\n"
+
+#: Temporary files older than this are debris of a killed build (a live write takes seconds).
+STALE_TEMPORARY_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class Entry:
+    data: bytes
+    record: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    path: Path
+    size: int
+    used: float
+    """When it was last written or used (its mtime)."""
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    root: Path
+    entries: int
+    size: int
+    oldest_use: float | None
+    newest_use: float | None
+
+
+class ObjectCache:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.used: set[str] = set()
+        """Keys this build looked up or stored: its own eviction keeps them."""
+
+    @property
+    def objects(self) -> Path:
+        return self.root / "objects"
+
+    def path(self, key: str) -> Path:
+        return self.objects / key[:2] / key
+
+    def get(self, key: str) -> Entry | None:
+        """The entry under ``key``, verified; None if absent or damaged (then it is removed)."""
+        path = self.path(key)
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            return None
+        self.used.add(key)
+        entry = _decode(raw)
+        if entry is None:
+            warnings.warn(f"aotbuild: damaged cache entry {path} removed; building it again", stacklevel=2)
+            path.unlink(missing_ok=True)
+            return None
+        with contextlib.suppress(OSError):  # evicted or cleared meanwhile: the bytes are in memory
+            os.utime(path)
+        return entry
+
+    def put(self, key: str, data: bytes, record: Mapping[str, Any]) -> None:
+        header = {**record, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+        atomic_write(self.path(key), MAGIC + text + b"\n" + data)
+        self.used.add(key)
+
+    def files(self) -> Iterator[StoredFile]:
+        """Every entry (and stray temporary file) in the cache, in no particular order."""
+        if not self.objects.is_dir():
+            return
+        for folder in self.objects.iterdir():
+            if not folder.is_dir():
+                continue
+            for path in folder.iterdir():
+                try:
+                    stat = path.stat()
+                except OSError:  # removed by a concurrent build
+                    continue
+                yield StoredFile(path, stat.st_size, stat.st_mtime)
+
+    def info(self) -> CacheInfo:
+        entries = [f for f in self.files() if not f.path.name.startswith(".")]
+        uses = [f.used for f in entries]
+        return CacheInfo(
+            self.root,
+            len(entries),
+            sum(f.size for f in entries),
+            min(uses, default=None),
+            max(uses, default=None),
+        )
+
+    def clear(self) -> int:
+        """Remove every entry; returns the bytes freed."""
+        freed = 0
+        for stored in self.files():
+            stored.path.unlink(missing_ok=True)
+            freed += stored.size
+        return freed
+
+    def evict(self, cap: int, keep: Collection[str] = ()) -> int:
+        """Remove the least recently used entries until the cache holds at most ``cap`` bytes,
+        never one of ``keep`` or of this process's own; returns the bytes freed."""
+        now = time.time()
+        protected = set(keep) | self.used
+        entries = []
+        freed = 0
+        for stored in self.files():
+            if stored.path.name.startswith("."):
+                if now - stored.used > STALE_TEMPORARY_SECONDS:
+                    stored.path.unlink(missing_ok=True)
+                    freed += stored.size
+                continue
+            entries.append(stored)
+        total = sum(f.size for f in entries)
+        for stored in sorted(entries, key=lambda f: (f.used, f.path.name)):
+            if total <= cap:
+                break
+            if stored.path.name in protected:
+                continue
+            stored.path.unlink(missing_ok=True)
+            total -= stored.size
+            freed += stored.size
+        return freed
+
+
+def _decode(raw: bytes) -> Entry | None:
+    if not raw.startswith(MAGIC):
+        return None
+    end = raw.find(b"\n", len(MAGIC))
+    if end < 0:
+        return None
+    try:
+        record = json.loads(raw[len(MAGIC) : end])
+    except ValueError:
+        return None
+    data = raw[end + 1 :]
+    if not isinstance(record, dict) or record.get("size") != len(data):
+        return None
+    if hashlib.sha256(data).hexdigest() != record.get("sha256"):
+        return None
+    return Entry(data, record)

@@ -1,0 +1,182 @@
+"""Compiling many Ops: in this process, in a pool of worker processes, or on a cluster.
+
+Compiling one Op is a pure function of its request (:func:`compile_job`), and Ops never wait
+for each other (callers only declare their callees), so any ``concurrent.futures.Executor`` can
+run them in any order; the build puts the results back in plan order, so the output does not
+depend on who compiled what.
+
+Local workers are forked from a server process that has already imported numba and compiled one
+small function (numba's first compile in a process sets up its typing tables, ~1 s), so a fresh
+worker is ready at once. That makes recycling cheap: each worker compiles
+:data:`OPS_PER_WORKER` Ops and is replaced, which bounds the memory numba and LLVM accumulate.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures import Executor, Future, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ..errors import CompileError, ConfigError
+from .compiler import CompiledObject, CompileRequest
+
+#: Ops a local worker compiles before it is replaced (see ``bench/bench_workers.py``).
+OPS_PER_WORKER = 64
+
+T = TypeVar("T")
+
+#: Imported once by the server local workers are forked from.
+_PRELOAD = "aotbuild.compile.warm"
+
+
+@dataclass(frozen=True)
+class JobResult:
+    symbol: str
+    compiled: CompiledObject | None
+    error: CompileError | None
+    seconds: float
+    worker: int
+    """The process id of the worker that ran the job (for progress and tests)."""
+
+
+def compile_job(request: CompileRequest) -> JobResult:
+    """Compile one Op wherever this runs; refuse when this process's toolchain is not the one
+    the request was keyed for, since the object would not match its cache key."""
+    from .compiler import compile_request
+    from .keys import toolchain_key
+
+    started = time.perf_counter()
+    own = toolchain_key()
+    if own != request.toolchain:
+        error = CompileError(
+            f"a compile worker refused {request.symbol}: its toolchain ({own}) is not the build's "
+            f"({request.toolchain}); install the same numba, llvmlite, NumPy and Python on workers"
+        )
+        return JobResult(request.symbol, None, error, 0.0, os.getpid())
+    try:
+        compiled = compile_request(request)
+    except CompileError as exc:
+        return JobResult(request.symbol, None, exc, time.perf_counter() - started, os.getpid())
+    return JobResult(request.symbol, compiled, None, time.perf_counter() - started, os.getpid())
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def run_jobs(
+    requests: Sequence[CompileRequest], *, jobs: int, executor: str | None = None
+) -> Generator[JobResult, None, None]:
+    """Compile ``requests``, yielding each result as it is ready.
+
+    ``executor`` is None (local: in this process when ``jobs`` is 1 or there is one request,
+    else ``jobs`` worker processes) or ``dask://HOST:PORT``. Closing the iterator early (the
+    caller stops at the first error, or is interrupted) cancels what has not started.
+    """
+    if not requests:
+        return
+    if executor is None and (jobs <= 1 or len(requests) == 1):
+        for request in requests:
+            yield compile_job(request)
+        return
+    with _executor(executor, min(jobs, len(requests))) as pool:
+        futures: list[Future[JobResult]] = [pool.submit(compile_job, request) for request in requests]
+        try:
+            for future in as_completed(futures):
+                yield _result(future, executor)
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _result(future: Future[JobResult], executor: str | None) -> JobResult:
+    try:
+        return future.result()
+    except CompileError:
+        raise
+    except Exception as exc:  # the worker died, or the cluster lost it
+        where = executor or "a local compile worker"
+        raise CompileError(f"{where} failed to run a compile job: {type(exc).__name__}: {exc}") from None
+
+
+@contextmanager
+def _executor(spec: str | None, workers: int) -> Iterator[Executor]:
+    if spec is None:
+        with _local_pool(workers) as pool:
+            yield pool
+    elif spec.startswith("dask://"):
+        with _dask_executor(spec) as pool:
+            yield pool
+    else:
+        raise ConfigError(f"--executor {spec!r}: expected dask://HOST:PORT")
+
+
+class _RecyclingPool(Executor):
+    """``multiprocessing.Pool`` as an Executor. The pool replaces a worker after
+    ``tasks_per_worker`` tasks reliably; ``ProcessPoolExecutor(max_tasks_per_child=...)`` hangs
+    on Python 3.11 to 3.13 once a worker retires while tasks are queued (CPython gh-115634)."""
+
+    def __init__(self, workers: int, tasks_per_worker: int) -> None:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([_PRELOAD])
+        self._pool = context.Pool(workers, maxtasksperchild=tasks_per_worker)
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        future: Future[T] = Future()
+
+        def done(result: T) -> None:
+            if future.set_running_or_notify_cancel():
+                future.set_result(result)
+
+        def failed(error: BaseException) -> None:
+            if future.set_running_or_notify_cancel():
+                future.set_exception(error)
+
+        self._pool.apply_async(fn, args, kwargs, callback=done, error_callback=failed)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures or not wait:
+            self._pool.terminate()
+        else:
+            self._pool.close()
+        self._pool.join()
+
+
+@contextmanager
+def _local_pool(workers: int) -> Iterator[Executor]:
+    pool = _RecyclingPool(workers, OPS_PER_WORKER)
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+@contextmanager
+def _dask_executor(spec: str) -> Iterator[Executor]:
+    """A ``dask.distributed`` client's executor on the scheduler at ``dask://HOST:PORT``."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ConfigError(
+            f"--executor {spec}: dask.distributed is not installed (pip install 'aotbuild[dask]')"
+        ) from None
+    address = "tcp://" + spec.removeprefix("dask://")
+    try:
+        client = Client(address, timeout=10, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise ConfigError(f"--executor {spec}: cannot reach the dask scheduler at {address}: {exc}") from None
+    try:
+        yield client.get_executor(pure=False)
+    finally:
+        client.close()
