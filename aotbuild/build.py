@@ -133,7 +133,10 @@ def _compile(
 
 
 def _located(exc: CompileError, title: str, modules_dir: Path, project: ProjectConfig) -> CompileError:
-    """Point a numba failure at the generated module (or the kernel's source) and line."""
+    """Point a numba failure at the generated module (or the kernel's source) and line. An error
+    with no file (a worker refused the job; numba was set up wrongly) is not numba's: as it is."""
+    if not exc.file:
+        return exc
     path = modules_dir / exc.file if exc.file.startswith("aot_") else project.root / exc.file
     return CompileError(f"numba cannot compile {title}\n  at {display_path(path)}:{exc.line}\n{exc}")
 

@@ -28,6 +28,11 @@ from .compiler import CompiledObject, CompileRequest
 #: Ops a local worker compiles before it is replaced (see ``bench/bench_workers.py``).
 OPS_PER_WORKER = 64
 
+#: Seconds to wait for a dask scheduler to answer. distributed retries a refused connection
+#: until then (the scheduler may be starting), so this is also how long a wrong address takes
+#: to be reported.
+SCHEDULER_TIMEOUT = 5.0
+
 T = TypeVar("T")
 
 #: Imported once by the server local workers are forked from.
@@ -81,6 +86,9 @@ def run_jobs(
     else ``jobs`` worker processes) or ``dask://HOST:PORT``. Closing the iterator early (the
     caller stops at the first error, or is interrupted) cancels what has not started.
     """
+    if executor is not None and not executor.startswith("dask://"):
+        # Checked before anything else, so a wrong URL is an error even when nothing is compiled.
+        raise ConfigError(f"--executor {executor!r}: expected dask://HOST:PORT")
     if not requests:
         return
     if executor is None and (jobs <= 1 or len(requests) == 1):
@@ -112,11 +120,9 @@ def _executor(spec: str | None, workers: int) -> Iterator[Executor]:
     if spec is None:
         with _local_pool(workers) as pool:
             yield pool
-    elif spec.startswith("dask://"):
+    else:
         with _dask_executor(spec) as pool:
             yield pool
-    else:
-        raise ConfigError(f"--executor {spec!r}: expected dask://HOST:PORT")
 
 
 class _RecyclingPool(Executor):
@@ -173,8 +179,8 @@ def _dask_executor(spec: str) -> Iterator[Executor]:
         ) from None
     address = "tcp://" + spec.removeprefix("dask://")
     try:
-        client = Client(address, timeout=10, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
+        client = Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:  # ValueError: no port in the address
         raise ConfigError(f"--executor {spec}: cannot reach the dask scheduler at {address}: {exc}") from None
     try:
         yield client.get_executor(pure=False)
