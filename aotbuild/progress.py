@@ -111,7 +111,7 @@ class _Count:
         self.workers = workers
         self.compiled = 0
         self.started = started
-        self._tenths = 0
+        self._tenths = cached * 10 // max(total, 1)
 
     def line(self) -> str:
         done = self.cached + self.compiled

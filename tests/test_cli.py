@@ -125,3 +125,30 @@ def test_progress_and_python_dash_m(tmp_path: Path) -> None:
     assert "\r" not in result.stderr
     assert Path(result.stdout.strip()) == tmp_path / "build" / "cli_ext"
     assert (tmp_path / "build" / "cli_ext" / "py.typed").exists()
+
+
+def test_cache_info_and_clear(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AOTBUILD_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("AOTBUILD_CACHE_SIZE", "2G")
+    path = write_project(tmp_path / "p", GOOD, {"model.py": MODEL})
+    code, out, err = run(["compile", str(path), "-q", "-j", "1", "--timings"], capsys)
+    assert code == 0, err
+    assert "aotbuild: the slowest of 2 compiled Ops" in err and "aot_graph_f_" in err
+    code, out, _ = run(["cache", "info"], capsys)
+    assert code == 0
+    assert f"location  {tmp_path / 'cache'}" in out
+    assert "entries   6" in out  # 2 Ops, C entry, 2 runtime objects, the shared object
+    assert "of 2.0 GiB" in out
+    code, out, _ = run(["cache", "clear"], capsys)
+    assert code == 0 and "emptied" in out
+    assert "entries   0" in run(["cache", "info"], capsys)[1]
+
+
+def test_bad_jobs_and_cache_size(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, _, err = run(["compile", "x", "-j", "0"], capsys)
+    assert code == 2 and "expected a whole number of at least 1, not '0'" in err
+    assert run(["cache", "drop"], capsys)[0] == 2
+    monkeypatch.setenv("AOTBUILD_CACHE_SIZE", "huge")
+    path = write_project(tmp_path / "p", GOOD, {"model.py": MODEL})
+    code, _, err = run(["compile", str(path), "-q"], capsys)
+    assert code == 1 and "aotbuild: error: AOTBUILD_CACHE_SIZE: 'huge' is not a size" in err

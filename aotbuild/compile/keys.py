@@ -43,7 +43,7 @@ def toolchain_key() -> str:
 
     versions = toolchain_versions()
     parts = [f"{name}={versions[name]}" for name in ("numba", "llvmlite", "numpy", "python")]
-    parts.append(f"numba_opt={config.OPT}")  # type: ignore[attr-defined]
+    parts.append(f"numba_opt={int(config.OPT)}")  # type: ignore[attr-defined]
     return ";".join(parts)
 
 

@@ -60,7 +60,8 @@ def compile_job(request: CompileRequest) -> JobResult:
     if own != request.toolchain:
         error = CompileError(
             f"a compile worker refused {request.symbol}: its toolchain ({own}) is not the build's "
-            f"({request.toolchain}); install the same numba, llvmlite, NumPy and Python on workers"
+            f"({request.toolchain}); workers need the same numba, llvmlite, NumPy and Python, "
+            "and the same NUMBA_OPT"
         )
         return JobResult(request.symbol, None, error, 0.0, os.getpid())
     try:

@@ -35,14 +35,35 @@ _NUMPY_DIR = Path(np.__file__).resolve().parent
 
 @contextlib.contextmanager
 def project_imports(root: Path) -> Iterator[None]:
-    """The project folder first on ``sys.path`` while the build imports the user's modules."""
+    """The project folder first on ``sys.path`` while the build imports the user's modules.
+
+    The project's modules are imported afresh from disk for each build, so a build in a
+    long-lived process (a notebook, a test session, a build backend) sees the files as they are
+    now; modules the process had imported from the project before are put back afterwards.
+    """
     root = root.resolve()
+    earlier = {name: module for name, module in list(sys.modules.items()) if _is_under(module, root)}
+    for name in earlier:
+        del sys.modules[name]
     sys.path.insert(0, str(root))
     try:
         yield
     finally:
         with contextlib.suppress(ValueError):
             sys.path.remove(str(root))
+        for name in [name for name, module in list(sys.modules.items()) if _is_under(module, root)]:
+            del sys.modules[name]
+        sys.modules.update(earlier)
+
+
+def _is_under(module: object, root: Path) -> bool:
+    filename = getattr(module, "__file__", None)
+    if not isinstance(filename, str):
+        return False
+    try:
+        return Path(filename).resolve().is_relative_to(root)
+    except (OSError, ValueError):
+        return False
 
 
 def _forget_foreign(module_name: str, root: Path) -> None:

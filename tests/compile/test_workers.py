@@ -1,0 +1,64 @@
+"""Compile jobs in worker processes: results come back whole, workers are recycled, a worker
+with another toolchain refuses, numba's errors travel back with their location."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import pytest
+
+from aotbuild.compile import workers
+from aotbuild.compile.compiler import CompileFlags, CompileRequest
+from aotbuild.compile.keys import toolchain_key
+from aotbuild.compile.target import resolve_target
+from aotbuild.config.signature import parse_signature
+
+
+def request(number: int, body: str = "return x * {n}.0 + 1.0") -> CompileRequest:
+    return CompileRequest(
+        f"aot_job_{number:016x}",
+        f"def f(x):\n    {body.format(n=number)}\n",
+        "f",
+        parse_signature("float64(float64)"),
+        CompileFlags(),
+        resolve_target("generic"),
+        toolchain_key(),
+    )
+
+
+def test_pool_matches_this_process_and_recycles_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "OPS_PER_WORKER", 1)
+    requests = [request(n) for n in range(4)]
+    here = {r.symbol: r for r in workers.run_jobs(requests, jobs=1)}
+    pooled = {r.symbol: r for r in workers.run_jobs(requests, jobs=2)}
+    assert {r.worker for r in here.values()} == {os.getpid()}
+    assert os.getpid() not in {r.worker for r in pooled.values()}
+    assert len({r.worker for r in pooled.values()}) == 4  # one Op per worker: four workers
+    for symbol, result in here.items():
+        assert result.compiled is not None and pooled[symbol].compiled is not None
+        assert pooled[symbol].compiled.data == result.compiled.data
+
+
+def test_a_worker_with_another_toolchain_refuses() -> None:
+    foreign = dataclasses.replace(request(1), toolchain="numba=0.1;llvmlite=0.1;numpy=1.0;python=2.7")
+    [result] = workers.run_jobs([foreign], jobs=1)
+    assert result.compiled is None and result.error is not None
+    assert "refused aot_job_0000000000000001" in str(result.error)
+    assert "numba=0.1" in str(result.error)
+
+
+def test_numba_errors_come_back_from_workers_with_their_line() -> None:
+    broken = request(2, body="return x.nope")
+    results = {r.symbol: r for r in workers.run_jobs([request(3), broken], jobs=2)}
+    error = results[broken.symbol].error
+    assert error is not None and "nope" in str(error)
+    assert (error.file, error.line) == (broken.filename, 2)
+    assert results[request(3).symbol].compiled is not None
+
+
+def test_unknown_executor_is_a_clear_error() -> None:
+    from aotbuild.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="expected dask://HOST:PORT"):
+        list(workers.run_jobs([request(1), request(2)], jobs=2, executor="spark://x"))
