@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+import warnings
 from typing import TYPE_CHECKING
 
 from . import __version__
 from .config.model import TARGETS
-from .errors import AotBuildError
+from .errors import AotBuildError, AotBuildWarning
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -141,20 +142,31 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BUILD_ERROR
 
 
+def _show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+    """aotbuild's own warnings as one line each, like its errors; others as Python shows them."""
+    if issubclass(category, AotBuildWarning):
+        print(f"aotbuild: warning: {message}", file=sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, "", 0).strip(), file=sys.stderr)
+
+
 def _compile_command(args: argparse.Namespace) -> int:
     from .build import build
 
     progress = Progress(verbose=args.verbose, quiet=args.quiet)
     try:
-        result = build(
-            args.path,
-            out_dir=args.out,
-            target=args.target,
-            progress=progress,
-            jobs=args.jobs,
-            executor=args.executor,
-            use_cache=not args.no_cache,
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", AotBuildWarning)
+            warnings.showwarning = _show_warning
+            result = build(
+                args.path,
+                out_dir=args.out,
+                target=args.target,
+                progress=progress,
+                jobs=args.jobs,
+                executor=args.executor,
+                use_cache=not args.no_cache,
+            )
     except AotBuildError as exc:
         if args.verbose:
             traceback.print_exc()

@@ -47,3 +47,7 @@ class LinkError(AotBuildError):
 
 class UsageError(AotBuildError):
     """The command line itself was wrong (exit code 2)."""
+
+
+class AotBuildWarning(UserWarning):
+    """Something went wrong that the build repaired by itself (a damaged cache entry rebuilt)."""

@@ -139,6 +139,12 @@ def test_cache_info_and_clear(capsys, tmp_path: Path, monkeypatch: pytest.Monkey
     assert f"location  {tmp_path / 'cache'}" in out
     assert "entries   6" in out  # 2 Ops, C entry, 2 runtime objects, the shared object
     assert "of 2.0 GiB" in out
+    entry = next((tmp_path / "cache" / "objects").glob("*/*"))
+    entry.write_bytes(entry.read_bytes()[:-1])
+    code, _, err = run(["compile", str(path), "-q", "-j", "1", "--out", str(tmp_path / "again")], capsys)
+    assert code == 0, err
+    assert f"aotbuild: warning: damaged cache entry {entry} removed; building it again\n" in err
+    assert "UserWarning" not in err
     code, out, _ = run(["cache", "clear"], capsys)
     assert code == 0 and "emptied" in out
     assert "entries   0" in run(["cache", "info"], capsys)[1]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import AotBuildWarning
 from ..files import atomic_write
 
 MAGIC = b"aotbuild-cache 1\n"
@@ -78,7 +79,8 @@ class ObjectCache:
         self.used.add(key)
         entry = _decode(raw)
         if entry is None:
-            warnings.warn(f"aotbuild: damaged cache entry {path} removed; building it again", stacklevel=2)
+            message = f"damaged cache entry {path} removed; building it again"
+            warnings.warn(message, AotBuildWarning, stacklevel=2)
             path.unlink(missing_ok=True)
             return None
         with contextlib.suppress(OSError):  # evicted or cleared meanwhile: the bytes are in memory
