@@ -155,8 +155,7 @@ def build(
 
     ``jobs`` compile worker processes (default: one per CPU; 1 compiles in this process), or
     the cluster ``executor`` (``dask://HOST:PORT``). ``use_cache=False`` neither reads nor
-    writes the object cache. Calling this from a script with ``jobs`` > 1: guard the script's
-    top level with ``if __name__ == "__main__":`` — worker processes import the main module.
+    writes the object cache.
     """
     from .compile.workers import default_jobs
 

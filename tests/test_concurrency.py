@@ -108,3 +108,22 @@ def test_interrupted_build_keeps_the_previous_package(project: Path, tmp_path: P
     assert "Traceback" not in stderr
     assert package_files(first.package_dir) == before
     assert sorted(p.name for p in out.iterdir()) == [".aotbuild", "incremental_ext"]
+
+
+def test_a_script_without_a_main_guard_builds_in_parallel(project: Path, tmp_path: Path) -> None:
+    """Workers do not re-run the main script (multiprocessing's default), which would build
+    again in every worker and wait forever for the lock the parent holds."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from aotbuild.build import build\n"
+        f"result = build({str(project)!r}, out_dir={str(tmp_path / 'out')!r}, jobs=2, use_cache=False)\n"
+        "print('compiled', result.compiled)\n"
+    )
+    import aotbuild
+
+    source = str(Path(aotbuild.__file__).parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [source, os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "compiled 13"
+    assert done.stderr.count("aotbuild: config") == 1

@@ -13,13 +13,16 @@ worker is ready at once. That makes recycling cheap: each worker compiles
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
+import multiprocessing.context
 import os
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Executor, Future, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing import spawn
 from typing import Any, TypeVar
 
 from ..errors import CompileError, ConfigError
@@ -126,13 +129,49 @@ def _executor(spec: str | None, workers: int) -> Iterator[Executor]:
             yield pool
 
 
+class _CompileWorker(multiprocessing.context.ForkServerProcess):
+    """A local compile worker. Its name marks it for :func:`_without_main`."""
+
+
+class _CompileContext(multiprocessing.context.ForkServerContext):
+    Process = _CompileWorker
+
+
+def _without_main(get_preparation_data: Callable[..., Any]) -> Callable[..., Any]:
+    """multiprocessing's start-up data, minus the main module for compile workers.
+
+    A new process normally re-runs the parent's main script (as ``__mp_main__``) so it can
+    unpickle functions defined there; a script calling ``build()`` without an
+    ``if __name__ == "__main__":`` guard would then build again in every worker, and wait
+    forever on the lock its parent holds. Compile jobs need nothing from the main module, so
+    workers skip it. Other processes' start-up is unchanged.
+    """
+
+    @functools.wraps(get_preparation_data)
+    def preparation_data(name: str, *args: Any, **kwargs: Any) -> Any:
+        data = get_preparation_data(name, *args, **kwargs)
+        if isinstance(data, dict) and str(name).startswith(_CompileWorker.__name__):
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+        return data
+
+    preparation_data.__wrapped_by_aotbuild__ = True  # type: ignore[attr-defined]
+    return preparation_data
+
+
+def _skip_main_in_workers() -> None:
+    if not getattr(spawn.get_preparation_data, "__wrapped_by_aotbuild__", False):
+        spawn.get_preparation_data = _without_main(spawn.get_preparation_data)
+
+
 class _RecyclingPool(Executor):
     """``multiprocessing.Pool`` as an Executor. The pool replaces a worker after
     ``tasks_per_worker`` tasks reliably; ``ProcessPoolExecutor(max_tasks_per_child=...)`` hangs
     on Python 3.11 to 3.13 once a worker retires while tasks are queued (CPython gh-115634)."""
 
     def __init__(self, workers: int, tasks_per_worker: int) -> None:
-        context = multiprocessing.get_context("forkserver")
+        _skip_main_in_workers()
+        context = _CompileContext()
         context.set_forkserver_preload([_PRELOAD])
         self._pool = context.Pool(workers, maxtasksperchild=tasks_per_worker)
 
