@@ -175,7 +175,7 @@ def test_a_refusal_reaches_the_user(
     message = str(raised.value)
     assert message.startswith("a compile worker refused aot_"), message  # not "numba cannot compile"
     assert "is not the build's (numba=0.0;made-up)" in message
-    assert "install the same numba, llvmlite, NumPy and Python on workers" in message
+    assert "workers need the same numba, llvmlite, NumPy and Python" in message
     assert not (tmp_path / "dask_ext").exists()
 
 
