@@ -26,6 +26,15 @@ def test_every_template_is_package_data() -> None:
             ), relative
 
 
+def test_every_subpackage_is_listed() -> None:
+    """Tests run from the checkout; only an installed aotbuild misses an unlisted subpackage."""
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(init.parent.relative_to(REPO).parts) for init in (REPO / "aotbuild").rglob("__init__.py")
+    }
+    assert found <= listed, sorted(found - listed)
+
+
 def test_ci_runs_the_readme_test_command() -> None:
     readme = (REPO / "README.md").read_text()
     commands = re.findall(r"<!-- (main|test)-command -->\n```(?:bash|sh)\n(.+?)\n```", readme)
