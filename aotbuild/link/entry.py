@@ -127,24 +127,26 @@ def _graph(plan: GraphPlan, linalg: bool) -> dict[str, object]:
     }
 
 
-def render_entry(package: str, plan: BuildPlan, linalg_graphs: Collection[str] = ()) -> str:
-    """The C source of ``_native``; ``linalg_graphs`` resolve BLAS/LAPACK on their first call."""
+def render_entry(package: str, plan: BuildPlan, linalg_graphs: Collection[str] = ()) -> dict[str, str]:
+    """The C sources of ``_native``, by file name: the module (``_native.c``) and one file per
+    graph (``graph_<name>.c``), so a changed graph recompiles its own file and the module only.
+    ``linalg_graphs`` resolve BLAS/LAPACK on their first call."""
     graphs = [_graph(graph, graph.graph.name in linalg_graphs) for graph in plan.graphs]
-    ndims = sorted(
-        {
-            value.ndim
-            for graph in plan.graphs
-            for value in (*graph.graph.config.signature.args, *graph.graph.config.signature.results)
-            if isinstance(value, Array)
-        }
-    )
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
-    return render(
-        "native/entry.c.j2",
-        package=package,
-        codegen_version=CODEGEN_VERSION,
-        graphs=graphs,
-        ndims=ndims,
-        symbols=symbols,
-        linalg_providers=PROVIDERS,
-    )
+    sources = {
+        "_native.c": render(
+            "native/entry.c.j2",
+            package=package,
+            codegen_version=CODEGEN_VERSION,
+            graphs=graphs,
+            symbols=symbols,
+            linalg_providers=PROVIDERS,
+        )
+    }
+    for graph_plan, graph in zip(plan.graphs, graphs, strict=True):
+        signature = graph_plan.graph.config.signature
+        ndims = sorted({v.ndim for v in (*signature.args, *signature.results) if isinstance(v, Array)})
+        sources[f"graph_{graph['name']}.c"] = render(
+            "native/entry_graph.c.j2", codegen_version=CODEGEN_VERSION, graph=graph, ndims=ndims
+        )
+    return sources

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Collection, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from ..codegen.plan import BuildPlan
 from ..codegen.templates import render
 from ..compile.compiler import CompiledObject
 from ..compile.keys import key_of, toolchain_key
+from ..compile.workers import default_jobs
 from ..errors import LinkError
 from ..files import atomic_write, write_if_changed
 from .entry import render_entry
@@ -65,14 +67,22 @@ def _native_object(
     return path
 
 
-def runtime_objects(toolchain: Toolchain, cache: ObjectCache | None, work_dir: Path) -> list[Path]:
+def _runtime_sources() -> dict[str, bytes]:
     """numba's runtime (helpers and allocator)."""
-    runtime = render("native/runtime.c.j2", getters=list(getters())).encode()
-    nrt = (numba_source_dir() / "core" / "runtime" / "nrt.cpp").read_bytes()
-    return [
-        _native_object(toolchain, cache, name, text, ["-w"], work_dir)
-        for name, text in (("runtime.c", runtime), ("nrt.cpp", nrt))
-    ]
+    return {
+        "runtime.c": render("native/runtime.c.j2", getters=list(getters())).encode(),
+        "nrt.cpp": (numba_source_dir() / "core" / "runtime" / "nrt.cpp").read_bytes(),
+    }
+
+
+def _write_sources(folder: Path, sources: Mapping[str, bytes]) -> None:
+    """The C sources of this build, for reading; sources of earlier builds are removed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in sources.items():
+        write_if_changed(folder / name, text)
+    for stale in folder.glob("*.c"):
+        if stale.name not in sources:
+            stale.unlink()
 
 
 def undefined_symbols(path: Path) -> list[str] | None:
@@ -109,13 +119,16 @@ def link_extension(
         path = object_dir / f"{module.symbol}.o"
         write_if_changed(path, objects[module.symbol].data)
         paths.append(path)
-    entry = render_entry(package, plan, linalg_graphs).encode()
-    write_if_changed(work_dir / "c" / "_native.c", entry)  # to read; compiled from the cache
-    inputs = [
-        _native_object(toolchain, cache, "_native.c", entry, [], work_dir),
-        *runtime_objects(toolchain, cache, work_dir),
-        *paths,
-    ]
+    sources = {name: text.encode() for name, text in render_entry(package, plan, linalg_graphs).items()}
+    _write_sources(work_dir / "c", sources)  # to read; compiled from the cache
+    runtime = _runtime_sources()
+    with ThreadPoolExecutor(default_jobs()) as compilers:  # C compilers are processes: no GIL
+        compiled = compilers.map(
+            lambda item: _native_object(toolchain, cache, item[0], item[1], item[2], work_dir),
+            [(name, text, []) for name, text in sources.items()]
+            + [(n, t, ["-w"]) for n, t in runtime.items()],
+        )
+        inputs = [*compiled, *paths]
     key = key_of(
         {
             "kind": "shared object",

@@ -105,21 +105,17 @@ class Toolchain:
         flags = list(COMMON_FLAGS) + (extra or [])
         for path, replacement in (prefix_maps or {}).items():
             flags.append(f"-ffile-prefix-map={path}={replacement}")
-        source = source.resolve()
-        cwd = os.getcwd()
+        # No chdir (several sources compile at once, in threads): -ffile-prefix-map keeps the
+        # absolute source path out of the object.
         try:
-            os.chdir(source.parent)
-            try:
-                objects = self.compiler.compile(  # type: ignore[attr-defined]
-                    [source.name],
-                    output_dir=str(output_dir),
-                    include_dirs=include_dirs(),
-                    extra_postargs=flags,
-                )
-            except DistutilsCompileError as exc:
-                raise LinkError(f"compiling {source.name} failed: {exc}") from None
-        finally:
-            os.chdir(cwd)
+            objects = self.compiler.compile(  # type: ignore[attr-defined]
+                [str(source.resolve())],
+                output_dir=str(output_dir),
+                include_dirs=include_dirs(),
+                extra_postargs=flags,
+            )
+        except DistutilsCompileError as exc:
+            raise LinkError(f"compiling {source.name} failed: {exc}") from None
         return (output_dir / objects[0]) if not os.path.isabs(objects[0]) else Path(objects[0])
 
     def link(self, objects: list[Path], output: Path) -> None:
