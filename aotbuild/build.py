@@ -84,7 +84,7 @@ def _compile(
     it); also the time each compiled one took."""
     from .compile.compiler import CompiledObject, CompileRequest
     from .compile.keys import op_key, toolchain_key
-    from .compile.workers import run_jobs
+    from .compile.workers import local_workers, run_jobs
 
     toolchain = toolchain_key()
     modules = {module.symbol: module for module in plan.modules}
@@ -109,8 +109,7 @@ def _compile(
         else:
             defined, needed = entry.record["defined"], entry.record["needed"]
             found[module.symbol] = CompiledObject(module.symbol, entry.data, tuple(defined), tuple(needed))
-    workers = 0 if executor else min(jobs, len(missing))
-    progress.count_ops(len(plan.modules), len(found), workers)
+    progress.count_ops(len(plan.modules), len(found), local_workers(len(missing), jobs, executor))
     timings = []
     results = run_jobs(list(missing.values()), jobs=jobs, executor=executor)
     try:

@@ -16,6 +16,7 @@ import pytest
 
 from aotbuild.build import build
 from aotbuild.cache.store import ObjectCache
+from aotbuild.compile import workers
 from aotbuild.progress import Progress
 
 from .conftest import PROJECTS
@@ -39,7 +40,10 @@ def start_build(project: Path, out: Path, cache: Path, *options: str) -> subproc
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_two_jobs_build_what_one_job_builds(project: Path, tmp_path: Path) -> None:
+def test_two_jobs_build_what_one_job_builds(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(workers, "IN_PROCESS_UP_TO", 0)  # workers even for this small project
     quiet = Progress(quiet=True)
     one = build(project, out_dir=str(tmp_path / "one"), jobs=1, use_cache=False, progress=quiet)
     two = build(project, out_dir=str(tmp_path / "two"), jobs=2, use_cache=False, progress=quiet)
@@ -115,7 +119,9 @@ def test_a_script_without_a_main_guard_builds_in_parallel(project: Path, tmp_pat
     again in every worker and wait forever for the lock the parent holds."""
     script = tmp_path / "unguarded.py"
     script.write_text(
+        "import aotbuild.compile.workers\n"
         "from aotbuild.build import build\n"
+        "aotbuild.compile.workers.IN_PROCESS_UP_TO = 0\n"
         f"result = build({str(project)!r}, out_dir={str(tmp_path / 'out')!r}, jobs=2, use_cache=False)\n"
         "print('compiled', result.compiled)\n"
     )

@@ -31,6 +31,12 @@ from .compiler import CompiledObject, CompileRequest
 #: Ops a local worker compiles before it is replaced (see ``bench/bench_workers.py``).
 OPS_PER_WORKER = 64
 
+#: Up to this many Ops compile in the build's own process even when ``jobs`` > 1: starting the
+#: worker server (numba's import and first compile, ~2 s on a busy 2-core machine) costs more
+#: than it saves below ~30 Ops, while the build's process has usually set numba up already
+#: (tracing kernels types them): 2 changed Ops took 0.4 s there and 2.3 s through workers.
+IN_PROCESS_UP_TO = 16
+
 #: Seconds to wait for a dask scheduler to answer. distributed retries a refused connection
 #: until then (the scheduler may be starting), so this is also how long a wrong address takes
 #: to be reported.
@@ -81,25 +87,35 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def local_workers(count: int, jobs: int, executor: str | None) -> int:
+    """How many local worker processes compile ``count`` Ops (0: the build's own process, or
+    a cluster)."""
+    if executor is not None or jobs <= 1 or count <= max(1, IN_PROCESS_UP_TO):
+        return 0
+    return min(jobs, count)
+
+
 def run_jobs(
     requests: Sequence[CompileRequest], *, jobs: int, executor: str | None = None
 ) -> Generator[JobResult, None, None]:
     """Compile ``requests``, yielding each result as it is ready.
 
-    ``executor`` is None (local: in this process when ``jobs`` is 1 or there is one request,
-    else ``jobs`` worker processes) or ``dask://HOST:PORT``. Closing the iterator early (the
-    caller stops at the first error, or is interrupted) cancels what has not started.
+    ``executor`` is None (local: in this process when ``jobs`` is 1 or there are few requests,
+    see :data:`IN_PROCESS_UP_TO`, else ``jobs`` worker processes) or ``dask://HOST:PORT``.
+    Closing the iterator early (the caller stops at the first error, or is interrupted)
+    cancels what has not started.
     """
     if executor is not None and not executor.startswith("dask://"):
         # Checked before anything else, so a wrong URL is an error even when nothing is compiled.
         raise ConfigError(f"--executor {executor!r}: expected dask://HOST:PORT")
     if not requests:
         return
-    if executor is None and (jobs <= 1 or len(requests) == 1):
+    workers = local_workers(len(requests), jobs, executor)
+    if executor is None and workers == 0:
         for request in requests:
             yield compile_job(request)
         return
-    with _executor(executor, min(jobs, len(requests))) as pool:
+    with _executor(executor, workers) as pool:
         futures: list[Future[JobResult]] = [pool.submit(compile_job, request) for request in requests]
         try:
             for future in as_completed(futures):

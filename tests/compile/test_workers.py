@@ -27,6 +27,22 @@ def request(number: int, body: str = "return x * {n}.0 + 1.0") -> CompileRequest
     )
 
 
+@pytest.fixture(autouse=True)
+def always_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers even for a handful of Ops (a build compiles so few in its own process)."""
+    monkeypatch.setattr(workers, "IN_PROCESS_UP_TO", 0)
+
+
+def test_few_ops_compile_in_the_build_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "IN_PROCESS_UP_TO", 16)
+    assert workers.local_workers(16, jobs=2, executor=None) == 0
+    assert workers.local_workers(17, jobs=2, executor=None) == 2
+    assert workers.local_workers(17, jobs=1, executor=None) == 0
+    assert workers.local_workers(100, jobs=8, executor="dask://h:1") == 0
+    results = list(workers.run_jobs([request(n) for n in range(3)], jobs=2))
+    assert {r.worker for r in results} == {os.getpid()}
+
+
 def test_pool_matches_this_process_and_recycles_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(workers, "OPS_PER_WORKER", 1)
     requests = [request(n) for n in range(4)]
