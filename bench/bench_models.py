@@ -2,8 +2,9 @@
 the image pipeline — build cost, cache size and per-call time against NumPy (and numba's JIT
 where numba compiles the same code) in the same run.
 
-PyTensor is not installed here (pip offers Python 3.11 only an old release), so its figures are
-quoted from ``../shared/RADON.md``, measured on a 2-core machine like this one, and marked so.
+PyTensor is not installed in the dev venv (it pins an older numba), so its figures here are quoted
+from ``../shared/RADON.md``, measured on a 2-core machine like this one, and marked so;
+``bench_builds.py`` measures PyTensor itself, in a venv of its own, in the same run as aotbuild.
 Run from the repository root:
 
     python bench/bench_models.py              # writes its table into BENCHMARKS.md

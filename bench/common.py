@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import platform
@@ -10,12 +12,15 @@ import statistics
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "bench"
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def run(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
@@ -25,6 +30,107 @@ def run(command: list[str], env: dict[str, str] | None = None, cwd: Path | None 
         command, check=True, capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd
     )
     return time.perf_counter() - started
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A process run to completion: its wall time, the peak memory of its process tree, and the
+    last line of its output."""
+
+    seconds: float
+    rss_mib: float
+    """Peak over time of the RSS summed over the tree (sampled every 50 ms): pages shared by
+    forked workers count once per process, so this overstates a forking build."""
+
+    pss_mib: float
+    """Peak over time of the PSS summed over the tree (sampled every 0.5 s): shared pages split
+    between the processes sharing them, so the sum is the memory the tree really holds."""
+
+    last_line: str
+
+
+class ProcessTree:
+    """The memory of a process and all its descendants (a forkserver's workers included: only
+    /proc shows those). Each process's parent is read once, so a sample costs little beyond
+    one ``smaps_rollup`` per live process of the tree (~1 ms each)."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self._parents: dict[int, int] = {}
+
+    def _parent(self, pid: int) -> int | None:
+        if pid not in self._parents:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                return None
+            self._parents[pid] = int(stat.rsplit(")", 1)[1].split()[1])
+        return self._parents[pid]
+
+    def members(self) -> list[int]:
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and (parent := self._parent(int(entry))) is not None:
+                children.setdefault(parent, []).append(int(entry))
+        pending, found = [self.root], []
+        while pending:
+            pid = pending.pop()
+            found.append(pid)
+            pending.extend(children.get(pid, ()))
+        return found
+
+    def rss(self) -> float:
+        """RSS in MiB summed over the tree, now (cheap: ``statm``)."""
+        pages = 0
+        for pid in self.members():
+            with contextlib.suppress(OSError):
+                pages += int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+        return pages * PAGE / 2**20
+
+    def pss(self) -> float:
+        """PSS in MiB summed over the tree, now (``smaps_rollup``: ~10 ms for a process that
+        has imported numba, so sampled less often)."""
+        kib = 0
+        for pid in self.members():
+            with contextlib.suppress(OSError):
+                rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+                kib += int(rollup.split("\nPss:", 1)[1].split()[0])
+        return kib / 1024
+
+
+def measure(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Measured:
+    """Run ``command`` (it must succeed), sampling its process tree's RSS every 50 ms and its
+    PSS every 0.5 s (reading PSS costs the machine more: the sampler shares the 2 cores)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
+    peaks = [0.0, 0.0]
+    tree = ProcessTree(process.pid)
+
+    def sample() -> None:
+        for count in itertools.count():
+            if process.poll() is not None:
+                return
+            peaks[0] = max(peaks[0], tree.rss())
+            if count % 10 == 0:
+                peaks[1] = max(peaks[1], tree.pss())
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stdout, stderr = process.communicate()
+    seconds = time.perf_counter() - started
+    sampler.join()
+    if process.returncode != 0:
+        raise subprocess.CalledProcessError(process.returncode, command, stdout, stderr)
+    lines = stdout.strip().splitlines()
+    return Measured(seconds, peaks[0], peaks[1], lines[-1] if lines else "")
 
 
 def python_json(code: str, env: dict[str, str] | None = None) -> dict:
@@ -43,18 +149,34 @@ def median_of(count: int, measure: Callable[[], float]) -> float:
     return statistics.median(measure() for _ in range(count))
 
 
+def folder_size(folder: Path) -> tuple[int, int]:
+    """(bytes, files) under ``folder``."""
+    files = [path for path in folder.rglob("*") if path.is_file()]
+    return sum(path.stat().st_size for path in files), len(files)
+
+
 def microseconds(seconds: float) -> str:
     return f"{seconds * 1e6:,.2f} µs" if seconds < 1e-3 else f"{seconds * 1e3:,.2f} ms"
 
 
+def measured_commit() -> str:
+    """The commit measured: ``$BENCH_COMMIT`` (a run from an exported tree, kept apart from
+    work in progress), else the checkout's HEAD, else "an unknown commit"."""
+    if os.environ.get("BENCH_COMMIT"):
+        return os.environ["BENCH_COMMIT"][:7]
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    return head.stdout.strip() if head.returncode == 0 else "an unknown commit"
+
+
 def measured_by(script: str) -> str:
-    """The line saying which script measured a table, when, and on what."""
+    """The line saying which script measured a table, when, at which commit, and on what."""
     import llvmlite
     import numba
     import numpy
 
     return (
-        f"Measured by `python bench/{script}` on {time.strftime('%Y-%m-%d')}: {platform.machine()}, "
+        f"Measured by `python bench/{script}` at {measured_commit()} on {time.strftime('%Y-%m-%d')}: "
+        f"{platform.machine()}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}, numba {numba.__version__}, "
         f"llvmlite {llvmlite.__version__}, NumPy {numpy.__version__}. Shared, noisy machine: compare ratios."
     )

@@ -1,18 +1,22 @@
 """The example MLP under numba's JIT, for bench_models.py: the same layer, ``@njit`` instead of
 ``@aotbuild.subgraph``. The radon functions and the image pipeline have no peer here: numba does
 not compile them as written (plain Python helpers, a dataclass of options, ``mean`` over a tuple
-of axes with ``keepdims``)."""
+of axes with ``keepdims``). ``NUMBA_PEER_CACHE=1`` compiles them with ``cache=True``."""
+
+import os
 
 import numpy as np
 from numba import njit
 
+CACHE = os.environ.get("NUMBA_PEER_CACHE") == "1"
 
-@njit
+
+@njit(cache=CACHE)
 def dense(x, w, b):
     return np.tanh(x @ w + b)
 
 
-@njit
+@njit(cache=CACHE)
 def mlp(x, w0, b0, w1, b1, w2, b2, w3, b3, w4, b4, w5, b5, w6, b6, w7, b7):
     h = dense(np.ascontiguousarray(x), w0, b0)
     h = dense(h, w1, b1)
