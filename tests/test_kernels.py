@@ -115,3 +115,39 @@ def test_a_helper_called_by_two_kernels_is_compiled_once(built) -> None:
     (dot,) = [s for s, op in manifest["ops"].items() if "kernel_graphs.dot" in op["title"]]
     assert manifest["ops"][norm2]["calls"] == [dot]
     assert norm2 in manifest["ops"][manifest["graphs"]["norm2"]["entry"]]["calls"]
+
+
+EWMA = '''import numpy as np
+
+
+def ewma(x, alpha=0.25, start=None):
+    out = np.empty_like(x)
+    acc = x[0] if start is None else start
+    for i in range(x.shape[0]):
+        acc = alpha * x[i] + (1.0 - alpha) * acc
+        out[i] = acc
+    return out
+'''
+
+
+def test_defaulted_parameters_the_signature_leaves_out_are_compiled_in(tmp_path) -> None:
+    """README: further parameters must have defaults; a kernel takes them as numba takes an
+    omitted argument (this crashed with "Signature mismatch" inside numba)."""
+    from aotbuild.build import build
+    from aotbuild.progress import Progress
+
+    from .conftest import write_project
+
+    path = write_project(
+        tmp_path,
+        '[package]\nname = "ewma_ext"\n\n[graphs.ewma]\nfunction = "smooth:ewma"\n'
+        'signature = "float64[:](float64[:])"\nmode = "kernel"\n',
+        {"smooth.py": EWMA},
+    )
+    result = build(path, jobs=1, progress=Progress(quiet=True))
+    namespace: dict = {}
+    exec(EWMA, namespace)
+    x = np.linspace(-1.0, 2.0, 9)
+    np.testing.assert_allclose(load_package(result).ewma(x), namespace["ewma"](x), rtol=1e-15)
+    with pytest.raises(TypeError):
+        load_package(result).ewma(x, 0.5)

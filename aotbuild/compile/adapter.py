@@ -39,6 +39,9 @@ def emit_adapter(context: Any, library: Any, symbol: str, restype: Any, argtypes
 
     values = []
     for index, argtype in enumerate(argtypes):
+        if isinstance(argtype, nbtypes.Omitted):  # a default compiled in: nothing to pass
+            values.append(context.get_dummy_value())
+            continue
         model = context.data_model_manager[argtype]
         values.append(model.load_from_data_pointer(builder, slot(args, index, model)))
 

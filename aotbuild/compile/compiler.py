@@ -152,12 +152,13 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     from numba.core.runtime import nrtdynmod
 
     from .adapter import ADAPTER_SUFFIX, emit_adapter
-    from .numba_types import signature_to_numba
+    from .numba_types import omitted_defaults, signature_to_numba
 
     _check_no_svml()
     module = load_module(request)
     function = module.__dict__[request.function]
     argtypes, restype = signature_to_numba(request.signature)
+    argtypes += omitted_defaults(function, len(argtypes))
 
     with global_compiler_lock:
         context = cpu_target.target_context.with_aot_codegen(request.symbol, cpu_name=request.target.cpu)

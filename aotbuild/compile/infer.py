@@ -45,6 +45,9 @@ def infer_return_type(
     function: Callable[..., Any], argtypes: tuple[nbtypes.Type, ...], flags: CompileFlags
 ) -> nbtypes.Type:
     """The type numba infers for ``function(*argtypes)``; raises numba's ``TypingError``."""
+    from .numba_types import omitted_defaults
+
+    argtypes += omitted_defaults(function, len(argtypes))
     pipeline = _TypingOnly(
         cpu_target.typing_context,
         cpu_target.target_context,

@@ -5,7 +5,7 @@ Only modules that run numba import this one: it imports numba (half a second).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numba.core import types as nbtypes
@@ -27,6 +27,16 @@ def to_numba(value: Result) -> nbtypes.Type:
 def signature_to_numba(signature: Signature) -> tuple[tuple[nbtypes.Type, ...], nbtypes.Type]:
     """``(argument types, return type)`` as numba types."""
     return tuple(to_numba(arg) for arg in signature.args), to_numba(signature.result)
+
+
+def omitted_defaults(function: Any, given: int) -> tuple[Any, ...]:
+    """numba's ``Omitted`` type for each defaulted parameter the signature leaves out: the
+    default is compiled in as a constant (numba's own treatment of an omitted argument), and
+    the parameter takes no place in the compiled function's arguments."""
+    import inspect
+
+    parameters = list(inspect.signature(function).parameters.values())[given:]
+    return tuple(nbtypes.Omitted(p.default) for p in parameters if p.default is not inspect.Parameter.empty)
 
 
 class UnsupportedType(TypeError):
