@@ -44,9 +44,6 @@ class BuildResult:
     native: Path
     native_size: int
     modules: int
-    compiled: int
-    """Objects compiled by this build (the others came from the cache)."""
-
     linked: bool
     """Whether the shared object was linked (False: the same objects were linked before)."""
 
@@ -57,6 +54,11 @@ class BuildResult:
     """Each compiled Op and how long it took, slowest first."""
 
     seconds: float
+
+    @property
+    def compiled(self) -> int:
+        """Objects compiled by this build (the others came from the cache)."""
+        return len(self.timings)
 
 
 def _write_modules(plan: BuildPlan, folder: Path) -> None:
@@ -120,8 +122,13 @@ def _compile(
             assert result.compiled is not None
             if cache is not None:
                 compiled = result.compiled
-                record = {"kind": "op", "name": module.symbol, "defined": compiled.defined}
-                cache.put(keys[module.symbol], compiled.data, {**record, "needed": compiled.needed})
+                record = {
+                    "kind": "op",
+                    "name": module.symbol,
+                    "defined": compiled.defined,
+                    "needed": compiled.needed,
+                }
+                cache.put(keys[module.symbol], compiled.data, record)
             found[module.symbol] = result.compiled
             timings.append(OpTiming(module.symbol, module.title, result.seconds))
             progress.op_compiled(f"{module.symbol}  {module.title}", result.seconds)
@@ -246,7 +253,6 @@ def _build_locked(
         native=destination / native.name,
         native_size=linked.size,
         modules=len(plan.modules),
-        compiled=compiled,
         linked=not linked.reused,
         changed=changed,
         timings=tuple(timings),

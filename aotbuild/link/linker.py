@@ -122,11 +122,11 @@ def link_extension(
     sources = {name: text.encode() for name, text in render_entry(package, plan, linalg_graphs).items()}
     _write_sources(work_dir / "c", sources)  # to read; compiled from the cache
     runtime = _runtime_sources()
+    units: list[tuple[str, bytes, list[str]]] = [(name, text, []) for name, text in sources.items()]
+    units += [(name, text, ["-w"]) for name, text in runtime.items()]
     with ThreadPoolExecutor(default_jobs()) as compilers:  # C compilers are processes: no GIL
         compiled = compilers.map(
-            lambda item: _native_object(toolchain, cache, item[0], item[1], item[2], work_dir),
-            [(name, text, []) for name, text in sources.items()]
-            + [(n, t, ["-w"]) for n, t in runtime.items()],
+            lambda u: _native_object(toolchain, cache, u[0], u[1], u[2], work_dir), units
         )
         inputs = [*compiled, *paths]
     key = key_of(
