@@ -37,7 +37,21 @@ def package_files(package: Path) -> dict[str, bytes]:
 def start_build(project: Path, out: Path, cache: Path, *options: str) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "aotbuild", "compile", str(project), "--out", str(out), *options]
     env = {**os.environ, "AOTBUILD_CACHE_DIR": str(cache)}
-    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
+    )
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """A build started from a terminal gets Ctrl-C; one started under a non-interactive shell's
+    background job (as CI runs us) inherits SIGINT *ignored*, and Python then never raises
+    KeyboardInterrupt. Restore the terminal's disposition so the interrupt test means something."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_two_jobs_build_what_one_job_builds(
