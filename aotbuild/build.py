@@ -197,9 +197,17 @@ def _build_locked(
     from .compile.target import resolve_target
     from .link.linalg import graphs_needing_linalg
     from .link.linker import link_extension
-    from .package.loader import render_loader, render_stub
+    from .package.loader import render_exceptions, render_loader, render_stub
     from .package.manifest import build_manifest, manifest_text
-    from .package.writer import discard, publish, remove_leftovers, same_tree, staging_dir, write_text
+    from .package.writer import (
+        MODULES_FOLDER,
+        discard,
+        publish,
+        remove_leftovers,
+        same_tree,
+        staging_dir,
+        write_text,
+    )
 
     package = project.package
     modules_dir = work / "modules"
@@ -236,7 +244,10 @@ def _build_locked(
         write_text(staged, "manifest.json", manifest_text(manifest))
         write_text(staged, "__init__.py", render_loader(project, plan, package.target, linalg))
         write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
+        write_text(staged, "_exceptions.py", render_exceptions(project))
         write_text(staged, "py.typed", "")
+        for module in plan.modules:  # what `aotbuild inspect` shows; never imported
+            write_text(staged / MODULES_FOLDER, module.filename, module.text)
         changed = not same_tree(staged, destination)
         if changed:
             publish(staged, destination)

@@ -71,7 +71,23 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     cache.add_argument("action", choices=("info", "clear"), help="info: where and how large; clear: empty it")
+    inspect = commands.add_parser(
+        "inspect",
+        help="show a built package's graphs, Op by Op, and the generated module of an Op",
+        description="Read a built package (a folder, or an importable name) without importing it.",
+    )
+    inspect.add_argument("package", metavar="PKG", help="the package folder, or its importable name")
+    inspect.add_argument("--graph", metavar="NAME", help="only this graph")
+    inspect.add_argument("--op", metavar="SYMBOL", help="print the generated module of this Op")
     return parser
+
+
+def _inspect_command(args: argparse.Namespace) -> int:
+    from .inspect import describe_graphs, find_package, op_module
+
+    package = find_package(args.package)
+    print(op_module(package, args.op) if args.op else describe_graphs(package, args.graph))
+    return EXIT_OK
 
 
 def _positive(text: str) -> int:
@@ -134,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "cache":
             return _cache_command(args.action)
+        if args.command == "inspect":
+            return _inspect_command(args)
         return _compile_command(args)
     except AotBuildError as exc:
         if getattr(args, "verbose", False):

@@ -70,6 +70,12 @@ def kernels_build(build_project) -> BuildResult:
     return build_project(PROJECTS / "kernels" / "graphs.toml")
 
 
+@pytest.fixture(scope="session")
+def runtime_build(build_project) -> BuildResult:
+    """Exceptions, outputs, threads and memory of a generated package (tests/projects/runtime)."""
+    return build_project(PROJECTS / "runtime" / "graphs.toml")
+
+
 def load_package(result: BuildResult) -> ModuleType:
     """Import a built package into this process."""
     folder = str(result.package_dir.parent)

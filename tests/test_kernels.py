@@ -117,7 +117,7 @@ def test_a_helper_called_by_two_kernels_is_compiled_once(built) -> None:
     assert norm2 in manifest["ops"][manifest["graphs"]["norm2"]["entry"]]["calls"]
 
 
-EWMA = '''import numpy as np
+EWMA = """import numpy as np
 
 
 def ewma(x, alpha=0.25, start=None):
@@ -127,7 +127,7 @@ def ewma(x, alpha=0.25, start=None):
         acc = alpha * x[i] + (1.0 - alpha) * acc
         out[i] = acc
     return out
-'''
+"""
 
 
 def test_defaulted_parameters_the_signature_leaves_out_are_compiled_in(tmp_path) -> None:

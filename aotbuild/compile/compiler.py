@@ -9,6 +9,8 @@ What happens to the object, and why:
 * the Op's function gets a stable symbol (numba's own names carry per-process ids) and its
   environment ``<symbol>.env``; a graph entry also gets the C adapter ``<symbol>_c``;
 * callees are only declared (see :mod:`aotbuild.compile.declare`);
+* the environments of functions numba compiled inside the Op are renamed ``<symbol>.env.<n>``
+  and kept visible to the entry module, which fills every environment when it loads;
 * every other symbol is made local and renamed ``<symbol>.<n>`` in definition order, so helpers
   of equal names from different Ops can never be merged by the linker, and no per-process
   counter or address reaches the object;
@@ -152,6 +154,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     from numba.core.runtime import nrtdynmod
 
     from .adapter import ADAPTER_SUFFIX, emit_adapter
+    from .exceptions import portable_exception_data
     from .numba_types import omitted_defaults, signature_to_numba
 
     _check_no_svml()
@@ -160,7 +163,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     argtypes, restype = signature_to_numba(request.signature)
     argtypes += omitted_defaults(function, len(argtypes))
 
-    with global_compiler_lock:
+    with global_compiler_lock, portable_exception_data():
         context = cpu_target.target_context.with_aot_codegen(request.symbol, cpu_name=request.target.cpu)
         own_name = f"{module.__name__}.{function.__qualname__}"
 
@@ -179,7 +182,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
             with warnings.catch_warnings():
                 # numba's advice (contiguous arrays, parallel=True...) is not the user's to act on.
                 warnings.simplefilter("ignore", nberrors.NumbaPerformanceWarning)
-                compile_extra(
+                compiled = compile_extra(
                     cpu_target.typing_context,
                     context,
                     function,
@@ -196,6 +199,13 @@ def compile_request(request: CompileRequest) -> CompiledObject:
             raise CompileError(
                 f"{exc}: this Op uses BLAS/LAPACK, which need SciPy at build and run time", request.filename
             ) from None
+        if compiled.environment.consts:
+            raise CompileError(
+                "this code needs Python objects at run time (for example an exception carrying an "
+                f"array: {', '.join(type(c).__name__ for c in compiled.environment.consts)}), which "
+                "a package that runs without numba cannot provide",
+                request.filename,
+            )
         if request.adapter:
             emit_adapter(context, library, request.symbol, restype, argtypes)
         library.finalize()
@@ -220,6 +230,14 @@ def _localize(module: Any, symbol: str, exported: set[str]) -> tuple[tuple[str, 
         if name in exported:
             value.visibility = "hidden"
             defined.append(name)
+            continue
+        if name.startswith(".NumbaEnv."):
+            # The environment of a function numba compiled inside this Op: the entry module
+            # fills it at load, like the Op's own (aotbuild/link/entry.py).
+            value.visibility = "hidden"
+            value.name = f"{symbol}.env.{counter}"
+            counter += 1
+            defined.append(value.name)
             continue
         value.linkage = "internal"
         value.name = f"{symbol}.{counter}"

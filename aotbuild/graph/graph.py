@@ -20,6 +20,8 @@ class Graph:
     params: tuple[str, ...]
     outputs: tuple[Node, ...]
     returns_tuple: bool
+    source: str = ""
+    """Where the function is defined, relative to the project (``stats.py:12``), for help()."""
 
     @property
     def name(self) -> str:

@@ -96,7 +96,8 @@ def graph_doc(plan: GraphPlan, linalg: bool = False) -> str:
         f"{config.name}{config.signature_text[config.signature_text.index('(') :]} -> "
         f"{config.signature.result}",
         "",
-        f"Compiled by aotbuild from {config.function} (mode = {config.mode!r}).",
+        f"Compiled by aotbuild from {config.function} (mode = {config.mode!r})"
+        + (f", defined at {plan.graph.source}." if plan.graph.source else "."),
         f"Signature: {config.signature_text}",
     ]
     if config.nogil:
@@ -127,10 +128,13 @@ def _graph(plan: GraphPlan, linalg: bool) -> dict[str, object]:
     }
 
 
-def render_entry(package: str, plan: BuildPlan, linalg_graphs: Collection[str] = ()) -> dict[str, str]:
+def render_entry(
+    package: str, plan: BuildPlan, linalg_graphs: Collection[str] = (), environments: Collection[str] = ()
+) -> dict[str, str]:
     """The C sources of ``_native``, by file name: the module (``_native.c``) and one file per
     graph (``graph_<name>.c``), so a changed graph recompiles its own file and the module only.
-    ``linalg_graphs`` resolve BLAS/LAPACK on their first call."""
+    ``linalg_graphs`` resolve BLAS/LAPACK on their first call; ``environments`` are the Ops'
+    environment pointers (``<symbol>.env``) the module fills when it loads."""
     graphs = [_graph(graph, graph.graph.name in linalg_graphs) for graph in plan.graphs]
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
     sources = {
@@ -140,6 +144,7 @@ def render_entry(package: str, plan: BuildPlan, linalg_graphs: Collection[str] =
             codegen_version=CODEGEN_VERSION,
             graphs=graphs,
             symbols=symbols,
+            environments=[{"name": name, "c_name": f"aot_env_{i}"} for i, name in enumerate(environments)],
             linalg_providers=PROVIDERS,
         )
     }

@@ -119,7 +119,14 @@ def link_extension(
         path = object_dir / f"{module.symbol}.o"
         write_if_changed(path, objects[module.symbol].data)
         paths.append(path)
-    sources = {name: text.encode() for name, text in render_entry(package, plan, linalg_graphs).items()}
+    environments = [
+        name
+        for m in plan.modules
+        for name in objects[m.symbol].defined
+        if name == f"{m.symbol}.env" or name.startswith(f"{m.symbol}.env.")
+    ]
+    rendered = render_entry(package, plan, linalg_graphs, environments)
+    sources = {name: text.encode() for name, text in rendered.items()}
     _write_sources(work_dir / "c", sources)  # to read; compiled from the cache
     runtime = _runtime_sources()
     units: list[tuple[str, bytes, list[str]]] = [(name, text, []) for name, text in sources.items()]

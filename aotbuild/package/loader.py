@@ -1,4 +1,5 @@
-"""The generated package's Python files: the loader ``__init__.py`` and its ``.pyi`` stub."""
+"""The generated package's Python files: the loader ``__init__.py``, its ``.pyi`` stub, and
+``_exceptions.py``, which rebuilds exceptions raised by compiled code without numba."""
 
 from __future__ import annotations
 
@@ -26,6 +27,18 @@ def render_loader(
         config_name=project.path.name,
         target=target,
         graphs=[g.graph.name for g in plan.graphs],
+        described=[
+            {
+                "name": g.graph.name,
+                "signature": g.graph.config.signature_text,
+                "function": g.graph.config.function,
+                "source": g.graph.source,
+                "mode": g.graph.config.mode,
+                "symbol": g.entry.symbol,
+                "ops": g.symbols,
+            }
+            for g in plan.graphs
+        ],
         linalg=list(linalg_graphs),
         ops=[module.symbol for module in plan.modules],
     )
@@ -73,3 +86,7 @@ def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collecti
             {"name": graph.name, "params": params, "result": _result_annotation(signature.result), "doc": doc}
         )
     return render("package/__init__.pyi.j2", package=project.package.name, graphs=graphs)
+
+
+def render_exceptions(project: ProjectConfig) -> str:
+    return render("package/_exceptions.py.j2", package=project.package.name)

@@ -33,6 +33,7 @@ def build_manifest(
         config = graph_plan.graph.config
         graphs[config.name] = {
             "function": config.function,
+            "source": graph_plan.graph.source,
             "mode": config.mode,
             "signature": config.signature_text,
             "parameters": list(graph_plan.graph.params),

@@ -13,6 +13,9 @@ from pathlib import Path
 
 from ..files import atomic_write, public_mode
 
+#: The package folder holding every generated Op module, as text to read (``aotbuild inspect``).
+MODULES_FOLDER = "_modules"
+
 
 def staging_dir(destination: Path) -> Path:
     """A new folder beside ``destination``, with the mode ``mkdir`` would give it."""
@@ -54,7 +57,12 @@ def same_tree(staged: Path, destination: Path) -> bool:
     """Whether ``destination`` already holds exactly the files of ``staged``."""
     if not destination.is_dir():
         return False
-    names = sorted(p.name for p in staged.iterdir())
-    if names != sorted(p.name for p in destination.iterdir() if p.name != "__pycache__"):
+
+    def files(root: Path) -> list[Path]:
+        found = (p.relative_to(root) for p in root.rglob("*") if p.is_file())
+        return sorted(p for p in found if "__pycache__" not in p.parts)
+
+    names = files(staged)
+    if names != files(destination):
         return False
     return all((staged / name).read_bytes() == (destination / name).read_bytes() for name in names)

@@ -13,6 +13,7 @@ import inspect
 import sys
 import traceback
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -242,7 +243,27 @@ def trace_project(project: ProjectConfig) -> list[Graph]:
             function = import_function(config, project)
             params = parameter_names(config, function, project)
             if config.mode == "kernel":
-                graphs.append(kernel_graph(config, function, params, analyser, project))
+                graph = kernel_graph(config, function, params, analyser, project)
             else:
-                graphs.append(trace_graph(config, function, params, project))
+                graph = trace_graph(config, function, params, project)
+            graphs.append(replace(graph, source=source_location(function, project.root)))
     return graphs
+
+
+def source_location(function: Any, root: Path) -> str:
+    """``file:line`` of the ``def`` behind ``function`` (a dispatcher's or subgraph's too): the
+    file relative to the project root, or as its module's path outside it (never an absolute
+    path: packages built on two machines are the same); empty if Python does not know."""
+    while not inspect.isfunction(function):
+        inner = getattr(function, "py_func", None) or getattr(function, "function", None)
+        if inner is None:
+            return ""
+        function = inner
+    function = inspect.unwrap(function)
+    filename = inspect.getsourcefile(function) or function.__code__.co_filename
+    path = Path(filename).resolve()
+    if path.is_relative_to(root):
+        shown = path.relative_to(root).as_posix()
+    else:
+        shown = function.__module__.replace(".", "/") + ".py"
+    return f"{shown}:{function.__code__.co_firstlineno}"

@@ -1,0 +1,85 @@
+"""``aotbuild inspect PKG``: what a built package holds, read from its files without importing it.
+
+Each graph Op by Op (every compiled Op with its argument and result types, in the order the graph
+calls them), and the generated module of any Op — the package carries them in ``_modules/``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import AotBuildError
+from .package.writer import MODULES_FOLDER
+
+
+class InspectError(AotBuildError):
+    """The package cannot be found or read."""
+
+
+def find_package(name_or_path: str) -> Path:
+    """A package folder from its path, or from its importable name (without importing it)."""
+    path = Path(name_or_path)
+    if (path / "manifest.json").is_file():
+        return path
+    if path.is_dir():
+        raise InspectError(f"{path} holds no manifest.json: not a package aotbuild built")
+    try:
+        spec = importlib.util.find_spec(name_or_path)
+    except (ImportError, ValueError):
+        spec = None
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
+        if (Path(location) / "manifest.json").is_file():
+            return Path(location)
+    raise InspectError(
+        f"no package {name_or_path!r}: give the path of a built package folder, or the name of one "
+        "this Python can import"
+    )
+
+
+def _manifest(package: Path) -> dict[str, Any]:
+    try:
+        return json.loads((package / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InspectError(f"cannot read {package / 'manifest.json'}: {exc}") from None
+
+
+def describe_graphs(package: Path, only: str | None = None) -> str:
+    """Every graph (or the one named ``only``): signature, origin, and its Ops in call order."""
+    manifest = _manifest(package)
+    graphs, ops = manifest["graphs"], manifest["ops"]
+    if only is not None and only not in graphs:
+        raise InspectError(f"{package.name} has no graph {only!r}; it has {', '.join(graphs)}")
+    lines = [
+        f"{manifest['package']['name']} {manifest['package']['version']}: {len(graphs)} graph(s), "
+        f"{len(ops)} compiled Op(s), target {manifest['target']['name']}"
+    ]
+    for name, graph in graphs.items():
+        if only is not None and name != only:
+            continue
+        origin = graph["function"] + (f" ({graph['source']})" if graph.get("source") else "")
+        lines += [
+            "",
+            f"{name}({', '.join(graph['parameters'])}): {graph['signature']}",
+            f"  {graph['mode']} of {origin}; entry {graph['entry']}",
+        ]
+        for symbol in graph["ops"]:
+            lines.append(f"  {symbol:<40} {ops[symbol]['title']}")
+    return "\n".join(lines)
+
+
+def op_module(package: Path, symbol: str) -> str:
+    """The generated module of the Op ``symbol``, as it was compiled."""
+    ops = _manifest(package)["ops"]
+    if symbol not in ops:
+        near = sorted(s for s in ops if s.startswith(symbol) or symbol in s)[:5]
+        hint = f"; did you mean {', '.join(near)}?" if near else "; `aotbuild inspect PKG` lists them"
+        raise InspectError(f"{package.name} has no Op {symbol!r}{hint}")
+    path = package / MODULES_FOLDER / ops[symbol]["module"]
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        raise InspectError(f"{path} is missing: the package was built without its modules") from None

@@ -1,0 +1,105 @@
+"""Graphs for the run-time tests: exceptions of every kind, outputs, threads and memory.
+
+Kernels here are compared with ``numba.njit`` of the same function; traced graphs with NumPy.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+from runtime_errors import OutOfRange
+
+
+def static_error(x):
+    if x.shape[0] == 0:
+        raise ValueError("static_error: empty input")
+    return x[0]
+
+
+def runtime_values(x, i):
+    if i < 0 or i >= x.shape[0]:
+        raise IndexError("runtime_values: index", i, "outside", x.shape[0], x[0])
+    return x[i]
+
+
+def user_class(x, limit):
+    for i in range(x.shape[0]):
+        if x[i] > limit:
+            raise OutOfRange("user_class: above the limit", i, x[i])
+    if x.shape[0] == 0:
+        raise OutOfRange("user_class: empty")
+    return x.sum()
+
+
+@njit
+def _log_positive(value):
+    if value <= 0.0:
+        raise ValueError("_log_positive: not positive", value)
+    return math.log(value)
+
+
+def through_helper(x):
+    total = 0.0
+    for value in x:
+        total += _log_positive(value)
+    return total
+
+
+@njit(boundscheck=True)
+def bounds_checked(x, i):
+    return x[i]
+
+
+def int_division(a, b):
+    return a // b
+
+
+def float_division(a, b):
+    return a / b
+
+
+def int_modulo(a, b):
+    return a % b
+
+
+def asserted(x):
+    assert x.shape[0] > 1, "asserted: needs two values"
+    return x[1] - x[0]
+
+
+def flagged(x, strict, level):
+    if strict and level > 2:
+        raise ValueError("flagged: strict at level", level, strict)
+    return x.sum() * level
+
+
+def broadcast_add(a, b):
+    return a + b
+
+
+def matrix_product(a, b):
+    return a @ b
+
+
+def scaled(x, factor):
+    return x * factor
+
+
+def summary(x, y):
+    return np.sum((x - y) ** 2), np.max(x), x - y
+
+
+def smooth(x):
+    out = np.empty_like(x)
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = 0.5 * (x[i] + out[i - 1])
+    return out
+
+
+def heavy(x, rounds):
+    total = 0.0
+    for _ in range(rounds):
+        for value in x:
+            total += math.sin(value) * math.cos(value)
+    return total
