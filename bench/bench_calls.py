@@ -1,5 +1,5 @@
-"""Call overhead and threads: aotbuild's C entry against numba's dispatcher, numba.pycc and a plain
-Python call, measured in one run.
+"""Call overhead, threads and memory: aotbuild's C entry against numba's dispatcher, numba.pycc and a
+plain Python call, and what a million calls leave behind, measured in one run.
 
 Why: a graph is a ``METH_FASTCALL`` C function that checks its arguments and calls compiled code
 directly, where numba's dispatcher matches argument types at every call (and, under cProfile,
@@ -15,14 +15,24 @@ work, plainly and under cProfile, and whether ``nogil = true`` lets threads run 
 2. **Threads**: a kernel doing ~200,000 ``sin * cos`` per call, declared twice (``nogil = true``
    and not) and as ``numba.njit(nogil=True)``; a fixed total of calls spread over 1, 2, 4 and 8
    threads of a ``ThreadPoolExecutor``.
+3. **Memory**: a million calls each of graphs that allocate — a kernel and a traced graph returning
+   a new 8-element array, a kernel raising an exception with run-time values
+   (``ValueError("bad", i, x[0])``) and one raising a static exception — in a fresh process per
+   graph, with the runtime's allocation counters on. Why: the README promises that the runtime
+   frees every array and exception it allocates; a leak of a few bytes per call hides in a test of
+   thousands of calls but shows in the RSS after a million. Read before the calls, after 100,000
+   (the warm-up: allocator pools, interned objects) and every 250,000: the RSS (``/proc/self/statm``),
+   the counters and the interpreter's allocated blocks (``sys.getallocatedblocks``: a leaked Python
+   object shows there before it shows in the RSS), each after ``gc.collect()``.
 
 The code measured is commit HEAD as ``git archive HEAD`` exports it (others' uncommitted edits do
 not count), first on ``PYTHONPATH`` for the build and for every measuring process, with an object
 cache in the temp folder. Each peer is measured in a fresh process of its own (this script run
 with ``--measure PEER``): the aotbuild process blocks numba, so numba's JIT state cannot disturb
-it. Each figure is the median of 7 repeats of a loop sized to take ~20 ms; the calls are timed by
-``timeit`` on a statement ``f(a0, a1, ...)``, so no lambda or ``*args`` sits between the loop and
-the call. Run from the repository root:
+it; so is each memory case (``--memory GRAPH``, numba blocked too). Each figure of the call tables
+is the median of 7 repeats of a loop sized to take ~20 ms; the calls are timed by ``timeit`` on a
+statement ``f(a0, a1, ...)``, so no lambda or ``*args`` sits between the loop and the call. Run
+from the repository root:
 
     python bench/bench_calls.py          # writes its section into BENCHMARKS.md
 """
@@ -31,7 +41,9 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import importlib
+import itertools
 import json
 import os
 import statistics
@@ -44,7 +56,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from common import REPO, measured_by, write_section
+from common import PAGE, REPO, measured_by, write_section
 
 ARITIES = (1, 4, 8)
 KINDS = ("scalar", "array")
@@ -59,6 +71,22 @@ PACKAGE = "calls_ext"
 PYCC = "calls_pycc"
 TARGETS = {"plain": 1 / 4, "cProfile": 1 / 3}
 """The project's stated targets: aotbuild's overhead at most this fraction of numba's."""
+MEMORY_GRAPHS = {
+    "array_1": f"kernel → new {SIZE}-element array",
+    "traced_array": f"traced `x * 2.0 + 1.0` → new {SIZE}-element array",
+    "raise_values": 'kernel raising `ValueError("bad", i, x[0])`',
+    "raise_static": 'kernel raising `ValueError("static message")`',
+}
+"""The graphs measured for memory (``array_1`` is also in the call tables), and how the table names them."""
+MEMORY_CALLS = 1_000_000
+MEMORY_READINGS = (0, 100_000, 250_000, 500_000, 750_000, MEMORY_CALLS)
+"""After how many calls the memory is read; the second reading ends the warm-up."""
+WARM_UP = MEMORY_READINGS[1]
+MEASURED_CALLS = MEMORY_CALLS - WARM_UP
+"""The calls after the warm-up: growth, allocations per call and time per call are over these."""
+GROWTH_LIMITS = {"rss": 1 * 2**20, "blocks": 1_000}
+"""Growth after the warm-up above which the section says, in bold, that memory grew: 1 MiB of RSS is
+~1 byte per call over 900,000 calls; a Python object leaked per call would add 900,000 blocks."""
 
 
 # --- the project --------------------------------------------------------------------------
@@ -97,6 +125,19 @@ def kernels_source() -> str:
             "",
         ]
     lines += [
+        "def traced_array(x):",
+        "    return x * 2.0 + 1.0",
+        "",
+        "def raise_values(x, i):",
+        "    if i >= 0:",
+        '        raise ValueError("bad", i, x[0])',
+        "    return x[0]",
+        "",
+        "def raise_static(x):",
+        "    if x.shape[0] > 0:",
+        '        raise ValueError("static message")',
+        "    return 0.0",
+        "",
         "def spin(x):",
         "    total = 0.0",
         "    for value in x:",
@@ -124,6 +165,18 @@ def graphs_toml() -> str:
             f'signature = "{SPIN_SIGNATURE}"',
             'mode = "kernel"',
             f"nogil = {nogil}",
+            "",
+        ]
+    for graph, graph_signature, mode in (
+        ("traced_array", "float64[:](float64[:])", "trace"),
+        ("raise_values", "float64(float64[:], int64)", "kernel"),
+        ("raise_static", "float64(float64[:])", "kernel"),
+    ):
+        lines += [
+            f"[graphs.{graph}]",
+            f'function = "kernels:{graph}"',
+            f'signature = "{graph_signature}"',
+            f'mode = "{mode}"',
             "",
         ]
     return "\n".join(lines)
@@ -281,6 +334,97 @@ def measure_peer(peer: str, project: Path, package_dir: Path, pycc_dir: Path) ->
     return figures
 
 
+def call_loop(graph: str, function: Callable, x: object) -> Callable[[int, int], int]:
+    """A loop making calls ``start`` to ``stop - 1`` of ``graph``; returns how many raised. Written
+    out per kind of graph so that nothing (no lambda, no ``*args``) sits between the loop and the
+    call. A raising graph's exception is caught and counted, as a caller handling it would, so the
+    count also checks that every call raised."""
+    if graph == "raise_values":
+
+        def loop(start: int, stop: int) -> int:
+            raised = 0
+            for i in range(start, stop):
+                try:
+                    function(x, i)
+                except ValueError:
+                    raised += 1
+            return raised
+
+    elif graph == "raise_static":
+
+        def loop(start: int, stop: int) -> int:
+            raised = 0
+            for _ in range(start, stop):
+                try:
+                    function(x)
+                except ValueError:
+                    raised += 1
+            return raised
+
+    else:
+
+        def loop(start: int, stop: int) -> int:
+            for _ in range(start, stop):
+                function(x)
+            return 0
+
+    return loop
+
+
+def check_memory_graph(graph: str, function: Callable, x, kernels) -> None:
+    """One call of ``graph`` gives what its Python function gives (the same exception and args for
+    the raising ones), so the million calls measure the right thing."""
+    import numpy as np
+
+    if not graph.startswith("raise_"):
+        assert np.allclose(function(x), getattr(kernels, graph)(x)), graph
+        return
+    args = (x, 7) if graph == "raise_values" else (x,)
+    expected = ("bad", 7, x[0]) if graph == "raise_values" else ("static message",)
+    try:
+        function(*args)
+    except ValueError as error:
+        assert error.args == expected, (graph, error.args)
+    else:
+        raise AssertionError(f"{graph} did not raise")
+
+
+def memory_reading(calls: int, allocations: Callable[[], dict]) -> dict:
+    """The process's memory after ``calls`` calls, garbage collected first (a cycle the collector
+    would free is not a leak): RSS in bytes, the interpreter's allocated blocks, and the runtime's
+    counters."""
+    gc.collect()
+    with open("/proc/self/statm") as statm:
+        rss = int(statm.read().split()[1]) * PAGE
+    return {"calls": calls, "rss": rss, "blocks": sys.getallocatedblocks(), **allocations()}
+
+
+def measure_memory(graph: str, project: Path, package_dir: Path) -> dict:
+    """``MEMORY_CALLS`` calls of ``graph`` in this process (numba blocked), with the allocation
+    counters on from before the first call: a reading at each of ``MEMORY_READINGS``, and the
+    seconds the calls after the warm-up took (the readings between them not counted)."""
+    import numpy as np
+
+    sys.path[:0] = [str(project), str(package_dir)]
+    kernels = importlib.import_module("kernels")
+    package = importlib.import_module(PACKAGE)
+    native, function = package._native, getattr(package, graph)
+    x = np.random.default_rng(0).normal(size=SIZE)
+    native._count_allocations(True)
+    check_memory_graph(graph, function, x, kernels)
+    loop = call_loop(graph, function, x)
+    readings = [memory_reading(0, native._allocations)]
+    seconds = 0.0
+    for start, stop in itertools.pairwise(MEMORY_READINGS):
+        started = time.perf_counter()
+        raised = loop(start, stop)
+        if start >= WARM_UP:
+            seconds += time.perf_counter() - started
+        assert raised == (stop - start if graph.startswith("raise_") else 0), (graph, raised)
+        readings.append(memory_reading(stop, native._allocations))
+    return {"readings": readings, "seconds": seconds}
+
+
 # --- the run ------------------------------------------------------------------------------
 
 
@@ -315,6 +459,11 @@ def measure_all(work: Path) -> dict:
         arguments = [script, "--measure", peer, str(project), str(package_dir), str(pycc_dir)]
         figures[peer] = json.loads(python(arguments, env).strip().splitlines()[-1])
         print(f"{peer}: measured", file=sys.stderr)
+    figures["memory"] = {}
+    for graph in MEMORY_GRAPHS:
+        arguments = [script, "--memory", graph, str(project), str(package_dir)]
+        figures["memory"][graph] = json.loads(python(arguments, env).strip().splitlines()[-1])
+        print(f"memory, {graph}: measured", file=sys.stderr)
     return figures
 
 
@@ -428,6 +577,91 @@ def threads_sentence(figures: dict) -> str:
     return text
 
 
+def outstanding(reading: dict) -> int:
+    """Runtime allocations not freed: blocks (meminfos, exception payloads) and their data."""
+    return reading["alloc"] - reading["free"] + reading["mi_alloc"] - reading["mi_free"]
+
+
+def warm_and_end(figures: dict) -> tuple[dict, dict]:
+    """A memory case's readings after the warm-up and at the end."""
+    return figures["readings"][MEMORY_READINGS.index(WARM_UP)], figures["readings"][-1]
+
+
+def mib(size: float) -> str:
+    return f"{size / 2**20:.2f} MiB"
+
+
+def kib(size: float) -> str:
+    return f"{size / 2**10:+,.0f} KiB"
+
+
+def memory_table(memory: dict) -> list[str]:
+    after = ", ".join(f"{calls // 1000}k" for calls in MEMORY_READINGS[2:-1])
+    lines = [
+        f"| graph | calls | RSS after {WARM_UP:,} (warm-up) | RSS at {MEMORY_CALLS:,} | RSS growth "
+        f"| RSS after {after} | Python blocks growth | runtime allocations per call "
+        "| outstanding allocations at the end | per call |",
+        "|---" * 10 + "|",
+    ]
+    for graph, figures in memory.items():
+        warm, end = warm_and_end(figures)
+        between = " / ".join(f"{reading['rss'] / 2**20:.2f}" for reading in figures["readings"][2:-1])
+        allocations = end["alloc"] + end["mi_alloc"] - warm["alloc"] - warm["mi_alloc"]
+        lines.append(
+            f"| `{graph}`: {MEMORY_GRAPHS[graph]} | {end['calls']:,} | {mib(warm['rss'])} "
+            f"| {mib(end['rss'])} | {kib(end['rss'] - warm['rss'])} | {between} MiB "
+            f"| {end['blocks'] - warm['blocks']:+,} | {allocations / MEASURED_CALLS:.2f} "
+            f"| {outstanding(end):,} | {us(figures['seconds'] / MEASURED_CALLS)} |"
+        )
+    return lines
+
+
+def memory_findings(figures: dict) -> list[str]:
+    """What is wrong with one graph's memory, with its numbers: RSS or Python blocks grown past
+    ``GROWTH_LIMITS`` after the warm-up, counters that do not balance at the end."""
+    warm, end = warm_and_end(figures)
+    rss, blocks = end["rss"] - warm["rss"], end["blocks"] - warm["blocks"]
+    findings = []
+    if rss > GROWTH_LIMITS["rss"]:
+        findings.append(
+            f"RSS grew {kib(rss)} over the {MEASURED_CALLS:,} calls after the warm-up "
+            f"({rss / MEASURED_CALLS:.1f} bytes per call)"
+        )
+    if blocks > GROWTH_LIMITS["blocks"]:
+        findings.append(f"Python memory blocks grew {blocks:+,} ({blocks / MEASURED_CALLS:.2f} per call)")
+    if outstanding(end) != 0:
+        findings.append(
+            f"the counters do not balance: {outstanding(end):,} allocations outstanding "
+            f"(alloc {end['alloc']:,}, free {end['free']:,}, mi_alloc {end['mi_alloc']:,}, "
+            f"mi_free {end['mi_free']:,})"
+        )
+    return findings
+
+
+def memory_sentences(memory: dict) -> list[str]:
+    """What the memory table shows: first, in bold, every graph that grew or does not balance;
+    then the graphs that stayed flat; then whether the runtime's own allocations balance."""
+    findings = {graph: memory_findings(figures) for graph, figures in memory.items()}
+    sentences = [
+        f"**Memory grew: `{graph}`** ({MEMORY_GRAPHS[graph]}): " + "; ".join(found) + "."
+        for graph, found in findings.items()
+        if found
+    ]
+    flat = [f"`{graph}`" for graph, found in findings.items() if not found]
+    if flat:
+        sentences.append(
+            f"Flat: {', '.join(flat)} — RSS within {mib(GROWTH_LIMITS['rss'])} and Python blocks within "
+            f"{GROWTH_LIMITS['blocks']:,} over the {MEASURED_CALLS:,} calls after the warm-up."
+        )
+    if all(outstanding(figures["readings"][-1]) == 0 for figures in memory.values()):
+        sentences.append(
+            "The runtime's counters balance for every graph (0 outstanding): every array and exception "
+            "payload the runtime allocated was freed; Python objects (boxed exception args, say) are "
+            "not counted there, only in the RSS and the Python blocks."
+        )
+    return sentences
+
+
 def section(figures: dict) -> str:
     plain, plain_ratios = calls_table(figures, "plain")
     profiled, profiled_ratios = calls_table(figures, "cProfile")
@@ -439,7 +673,7 @@ def section(figures: dict) -> str:
     )
     return "\n".join(
         [
-            "## Calls and threads",
+            "## Calls, threads and memory",
             "",
             measured_by("bench_calls.py") + f" Medians of {REPEATS} loops of ~20 ms.",
             "",
@@ -470,6 +704,23 @@ def section(figures: dict) -> str:
             *threads_table(figures),
             "",
             threads_sentence(figures),
+            "",
+            f"Memory: {MEMORY_CALLS:,} calls of each graph below (`x` a float64 array of {SIZE} elements; "
+            "`raise_values` also gets the call's number as `i`, so every exception carries new "
+            "values), each graph in a fresh process of its own with numba blocked and the runtime's "
+            "allocation counters on from before the first call (`_native._count_allocations(True)`; "
+            "they cost an atomic add per allocation and free, included in the times). Exceptions are "
+            f"caught and counted: every call raised. Read after {WARM_UP:,} calls (the warm-up), after "
+            f"{', '.join(f'{calls:,}' for calls in MEMORY_READINGS[2:-1])} and at the end, each after "
+            "`gc.collect()`: the RSS (`/proc/self/statm`), "
+            "the interpreter's allocated blocks (`sys.getallocatedblocks()`) and the counters. "
+            "Runtime allocations per call: alloc + mi_alloc after the warm-up, per call; outstanding: "
+            "alloc − free + mi_alloc − mi_free. Per call: the calls after the warm-up, the loop's "
+            "`for` (and `try`) included.",
+            "",
+            *memory_table(figures["memory"]),
+            "",
+            *(f"- {sentence}" for sentence in memory_sentences(figures["memory"])),
         ]
     )
 
@@ -478,6 +729,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--measure", nargs=4, metavar=("PEER", "PROJECT", "PACKAGE_DIR", "PYCC_DIR"))
     parser.add_argument("--pycc", nargs=2, metavar=("PROJECT", "OUT"))
+    parser.add_argument("--memory", nargs=3, metavar=("GRAPH", "PROJECT", "PACKAGE_DIR"))
     options = parser.parse_args()
     if options.pycc:
         print(json.dumps(build_pycc(*map(Path, options.pycc))))
@@ -487,6 +739,11 @@ def main() -> None:
         if peer == "aotbuild":
             sys.modules["numba"] = sys.modules["llvmlite"] = None  # type: ignore[assignment]
         print(json.dumps(measure_peer(peer, *map(Path, folders))))
+        return
+    if options.memory:
+        graph, *folders = options.memory
+        sys.modules["numba"] = sys.modules["llvmlite"] = None  # type: ignore[assignment]
+        print(json.dumps(measure_memory(graph, *map(Path, folders))))
         return
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="aotbuild-bench-calls-") as folder:
