@@ -156,12 +156,13 @@ def build(
     jobs: int | None = None,
     executor: str | None = None,
     use_cache: bool = True,
+    profile: bool = False,
 ) -> BuildResult:
     """Build the package ``path`` (a graphs.toml) declares; returns what was built.
 
     ``jobs`` compile worker processes (default: one per CPU; 1 compiles in this process), or
     the cluster ``executor`` (``dask://HOST:PORT``). ``use_cache=False`` neither reads nor
-    writes the object cache.
+    writes the object cache. ``profile`` compiles per-Op timers in (``pkg.profile()``).
     """
     from .compile.workers import default_jobs
 
@@ -180,7 +181,7 @@ def build(
     cap = size_cap()
     work = project.out_dir / ".aotbuild" / package.name
     with exclusive_lock(work.parent / f"{package.name}.lock"):
-        result = _build_locked(project, work, cache, progress, jobs, executor)
+        result = _build_locked(project, work, cache, progress, jobs, executor, profile)
     if cache is not None:
         cache.evict(cap)
     return result
@@ -193,11 +194,12 @@ def _build_locked(
     progress: Progress,
     jobs: int,
     executor: str | None,
+    profile: bool,
 ) -> BuildResult:
     from .compile.target import resolve_target
     from .link.linalg import graphs_needing_linalg
     from .link.linker import link_extension
-    from .package.loader import render_exceptions, render_loader, render_stub
+    from .package.loader import render_exceptions, render_loader, render_profile, render_stub
     from .package.manifest import build_manifest, manifest_text
     from .package.writer import (
         MODULES_FOLDER,
@@ -218,7 +220,7 @@ def _build_locked(
         progress.end(f"{len(graphs)} graph(s), {len(nodes)} distinct node(s)")
 
         progress.begin("codegen")
-        plan = make_plan(graphs)
+        plan = make_plan(graphs, profile=profile)
         _write_modules(plan, modules_dir)
         progress.end(f"{len(plan.modules)} module(s) in {display_path(modules_dir)}")
 
@@ -245,6 +247,8 @@ def _build_locked(
         write_text(staged, "__init__.py", render_loader(project, plan, package.target, linalg))
         write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
         write_text(staged, "_exceptions.py", render_exceptions(project))
+        if profile:
+            write_text(staged, "_profile.py", render_profile(project))
         write_text(staged, "py.typed", "")
         for module in plan.modules:  # what `aotbuild inspect` shows; never imported
             write_text(staged / MODULES_FOLDER, module.filename, module.text)

@@ -7,6 +7,7 @@ Exit codes: 0 built, 1 the build failed (a clear one-line message; the traceback
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 import warnings
@@ -55,6 +56,11 @@ def _parser() -> argparse.ArgumentParser:
         help="compile on a cluster instead: dask://HOST:PORT (a dask.distributed scheduler)",
     )
     compile_.add_argument("--no-cache", action="store_true", help="neither read nor write the object cache")
+    compile_.add_argument(
+        "--profile",
+        action="store_true",
+        help="compile per-Op timers in: `with pkg.profile():` prints each graph's Ops and their times",
+    )
     compile_.add_argument(
         "--timings", action="store_true", help="print the slowest Ops compiled by this build"
     )
@@ -184,6 +190,7 @@ def _compile_command(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 executor=args.executor,
                 use_cache=not args.no_cache,
+                profile=args.profile,
             )
     except AotBuildError as exc:
         if args.verbose:
@@ -192,7 +199,11 @@ def _compile_command(args: argparse.Namespace) -> int:
         return EXIT_BUILD_ERROR
     except KeyboardInterrupt:
         print("aotbuild: interrupted; the previous package (if any) is unchanged", file=sys.stderr)
-        return EXIT_BUILD_ERROR
+        # The build cleaned up on the way out (staging folder, lock). What it leaves in memory —
+        # a numba compile cut short inside LLVM — is not safe to finalise: leave at once.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_BUILD_ERROR)
     except Exception as exc:  # a bug in aotbuild: say so, keep the traceback for -v
         if args.verbose:
             traceback.print_exc()

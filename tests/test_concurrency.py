@@ -36,7 +36,7 @@ def package_files(package: Path) -> dict[str, bytes]:
 
 def start_build(project: Path, out: Path, cache: Path, *options: str) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "aotbuild", "compile", str(project), "--out", str(out), *options]
-    env = {**os.environ, "AOTBUILD_CACHE_DIR": str(cache)}
+    env = {**os.environ, "AOTBUILD_CACHE_DIR": str(cache), "PYTHONFAULTHANDLER": "1"}
     return subprocess.Popen(
         command,
         env=env,
@@ -121,7 +121,7 @@ def test_interrupted_build_keeps_the_previous_package(project: Path, tmp_path: P
     wait_for_entries(cache, 1, process)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
-    assert process.returncode == 1
+    assert process.returncode == 1, stderr
     assert "interrupted; the previous package (if any) is unchanged" in stderr
     assert "Traceback" not in stderr
     assert package_files(first.package_dir) == before

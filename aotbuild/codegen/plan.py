@@ -44,6 +44,7 @@ from .movement import (
     render_reshape,
     render_scan,
 )
+from .profile import CLOCK_DECLARATIONS, Timer, timed, timer_id
 from .reduce import render_reduce
 from .templates import render, tuple_text
 
@@ -63,9 +64,14 @@ class BuildPlan:
 
     graphs: tuple[GraphPlan, ...]
 
+    timers: tuple[Timer, ...] = ()
+    """Per-Op timers of a ``--profile`` build, sorted by id (the entry looks them up)."""
+
 
 class _Planner:
-    def __init__(self) -> None:
+    def __init__(self, profile: bool = False) -> None:
+        self.profile = profile
+        self.timers: dict[int, Timer] = {}
         self.modules: dict[str, OpModule] = {}
         self.by_node: dict[str, OpModule] = {}
         self.kernels: dict[str, OpModule] = {}  # by kernel unit key
@@ -165,7 +171,14 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph") -> OpModule:
             args = [value(i) for i in node.inputs if not isinstance(i.op, Constant)]
             names[node.key] = target = fresh("v")
             callee = declarations[module.symbol]["name"]
-            statements.append(f"{target} = {callee}({', '.join(args)})")
+            statement = f"{target} = {callee}({', '.join(args)})"
+            if planner.profile:
+                scope = f"graph {graph.name}" if kind == "graph" else f"subgraph {config.function}"
+                timer = Timer(timer_id(scope, module.symbol), scope, module.symbol, module.title)
+                planner.timers[timer.id] = timer
+                statements.extend(timed(statement, timer))
+            else:
+                statements.append(statement)
 
     def output(node: Node) -> str:
         text = value(node)
@@ -187,6 +200,7 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph") -> OpModule:
         params=list(graph.params),
         statements=statements,
         result=result,
+        clock=CLOCK_DECLARATIONS if planner.profile and declarations else "",
     )
     return op_module(
         name=f"{'graph' if kind == 'graph' else 'sub'}_{graph.name}",
@@ -218,20 +232,27 @@ def dependency_order(modules: dict[str, OpModule]) -> list[OpModule]:
     return order
 
 
-def make_plan(graphs: list[Graph]) -> BuildPlan:
-    planner = _Planner()
+def make_plan(graphs: list[Graph], profile: bool = False) -> BuildPlan:
+    """The modules to compile for ``graphs``; ``profile`` times every Op call (see
+    :mod:`aotbuild.codegen.profile`) and each graph as a whole."""
+    planner = _Planner(profile)
     graph_entries = []
     for graph in graphs:
         entry = _entry(graph, planner)
         planner.add(entry)
         graph_entries.append((graph, entry))
+        if profile:
+            scope = f"graph {graph.name}"
+            total = Timer(timer_id(scope, entry.symbol), scope, entry.symbol, entry.title)
+            planner.timers[total.id] = total
     ordered = dependency_order(planner.modules)
     plans = []
     for graph, entry in graph_entries:
         reached = _reachable(entry.symbol, planner.modules)
         symbols = tuple(m.symbol for m in ordered if m.symbol in reached)
         plans.append(GraphPlan(graph, entry, symbols))
-    return BuildPlan(tuple(ordered), tuple(plans))
+    timers = tuple(sorted(planner.timers.values(), key=lambda timer: timer.id))
+    return BuildPlan(tuple(ordered), tuple(plans), timers)
 
 
 def _reachable(symbol: str, modules: dict[str, OpModule]) -> set[str]:

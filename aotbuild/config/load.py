@@ -28,7 +28,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 RESERVED_NAMES = frozenset({"manifest", "profile", "graphs"})
 
 _PACKAGE_KEYS = tuple(f.name for f in fields(PackageConfig))
-_GRAPH_KEYS = ("function", "signature", "mode", "nogil")
+_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "cast")
+#: Values of a graph's ``cast``.
+CASTS = ("no", "same_kind")
 
 
 def display_path(path: Path) -> str:
@@ -117,6 +119,9 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     nogil = table.get("nogil", False)
     if not isinstance(nogil, bool):
         raise where.error(f"expected true or false, got {nogil!r}", "nogil")
+    cast = _string(table, "cast", where, "no")
+    if cast not in CASTS:
+        raise where.error(f"expected one of {', '.join(map(repr, CASTS))}, got {cast!r}", "cast")
     return GraphConfig(
         name=name,
         function=function,
@@ -124,6 +129,7 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         signature_text=signature_text,
         mode=mode,
         nogil=nogil,
+        cast=cast,
     )
 
 

@@ -56,6 +56,10 @@ class GraphConfig:
     nogil: bool = False
     """Release the GIL while the compiled function runs."""
 
+    cast: str = "no"
+    """``no``: an array of another dtype is a TypeError. ``same_kind``: it is converted (as
+    NumPy's ``same_kind`` casting allows), except arrays a kernel writes into."""
+
 
 @dataclass(frozen=True)
 class ProjectConfig:

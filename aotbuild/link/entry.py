@@ -9,6 +9,7 @@ import numpy as np
 
 from ..codegen.module import CODEGEN_VERSION
 from ..codegen.plan import BuildPlan, GraphPlan
+from ..codegen.profile import timer_id
 from ..codegen.templates import render
 from ..compile.adapter import ADAPTER_SUFFIX
 from ..types import Array, NoneType, TupleOf, Value
@@ -37,7 +38,7 @@ def _c_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=True)
 
 
-def _param(name: str, value: Value, writes: bool) -> dict[str, object]:
+def _param(name: str, value: Value, writes: bool, cast: bool) -> dict[str, object]:
     typenum, ctype = _NPY_TYPES[value.dtype]
     param: dict[str, object] = {
         "name": name,
@@ -45,6 +46,7 @@ def _param(name: str, value: Value, writes: bool) -> dict[str, object]:
         "typenum": typenum,
         "ctype": ctype,
         "suffix": "",
+        "cast": 0,
     }
     if isinstance(value, Array):
         param.update(
@@ -54,6 +56,7 @@ def _param(name: str, value: Value, writes: bool) -> dict[str, object]:
             dtype=value.dtype,
             c_order=int(value.layout == "C"),
             writes=int(writes),
+            cast=int(cast),
         )
         return param
     kind = np.dtype(value.dtype).kind
@@ -107,12 +110,15 @@ def graph_doc(plan: GraphPlan, linalg: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _graph(plan: GraphPlan, linalg: bool) -> dict[str, object]:
+def _graph(plan: GraphPlan, linalg: bool, profile: bool) -> dict[str, object]:
     graph = plan.graph
     config = graph.config
     signature = config.signature
     writes = config.mode == "kernel"
-    params = [_param(name, value, writes) for name, value in zip(graph.params, signature.args, strict=True)]
+    cast = config.cast == "same_kind"  # kernels writing into an array were refused at build time
+    params = [
+        _param(name, value, writes, cast) for name, value in zip(graph.params, signature.args, strict=True)
+    ]
     result = signature.result
     returns = "tuple" if isinstance(result, TupleOf) else "none" if isinstance(result, NoneType) else "single"
     return {
@@ -123,6 +129,7 @@ def _graph(plan: GraphPlan, linalg: bool) -> dict[str, object]:
         "results": [_result(i, item) for i, item in enumerate(signature.results)],
         "returns": returns,
         "nogil": config.nogil,
+        "timer": timer_id(f"graph {config.name}", plan.entry.symbol) if profile else None,
         "linalg": linalg,
         "doc": _c_string(graph_doc(plan, linalg)),
     }
@@ -135,7 +142,7 @@ def render_entry(
     graph (``graph_<name>.c``), so a changed graph recompiles its own file and the module only.
     ``linalg_graphs`` resolve BLAS/LAPACK on their first call; ``environments`` are the Ops'
     environment pointers (``<symbol>.env``) the module fills when it loads."""
-    graphs = [_graph(graph, graph.graph.name in linalg_graphs) for graph in plan.graphs]
+    graphs = [_graph(graph, graph.graph.name in linalg_graphs, bool(plan.timers)) for graph in plan.graphs]
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
     sources = {
         "_native.c": render(
@@ -144,6 +151,7 @@ def render_entry(
             codegen_version=CODEGEN_VERSION,
             graphs=graphs,
             symbols=symbols,
+            timers=plan.timers,
             environments=[{"name": name, "c_name": f"aot_env_{i}"} for i, name in enumerate(environments)],
             linalg_providers=PROVIDERS,
         )

@@ -41,6 +41,7 @@ def render_loader(
         ],
         linalg=list(linalg_graphs),
         ops=[module.symbol for module in plan.modules],
+        profiled=bool(plan.timers),
     )
 
 
@@ -90,3 +91,7 @@ def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collecti
 
 def render_exceptions(project: ProjectConfig) -> str:
     return render("package/_exceptions.py.j2", package=project.package.name)
+
+
+def render_profile(project: ProjectConfig) -> str:
+    return render("package/_profile.py.j2", package=project.package.name)

@@ -67,6 +67,7 @@ def build_manifest(
         "graphs": graphs,
         "ops": ops,
         "order": [module.symbol for module in plan.modules],
+        "profile": bool(plan.timers),
         "native": native,
         "linalg": {
             "graphs": list(linalg_graphs),

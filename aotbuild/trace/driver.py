@@ -29,6 +29,7 @@ from .patches import tracing_patches
 from .subgraph import Subgraph, subgraph_session
 from .tracer import Tracer
 from .ufuncs import KERNEL_HINT
+from .writes import written_parameters
 
 _AOTBUILD_DIR = Path(__file__).resolve().parent.parent
 _NUMPY_DIR = Path(np.__file__).resolve().parent
@@ -228,10 +229,23 @@ def kernel_graph(
         unit = analyser.kernel(function, config.signature)
     except KernelError as exc:
         raise KernelError(f"{where} {exc}") from None
+    if config.cast != "no":
+        _check_cast(config, params, unit, where)
     arguments = tuple(Node.make(Argument(i, t)) for i, t in enumerate(config.signature.args))
     node = Node.make(Kernel(unit.qualname, unit.key, config.signature.result, unit), arguments)
     # The kernel Op returns the whole result (a tuple included) as the graph's one value.
     return Graph(config, params, (node,), returns_tuple=False)
+
+
+def _check_cast(config: GraphConfig, params: tuple[str, ...], unit: Any, where: str) -> None:
+    """A cast copy of an array the kernel writes into would swallow the writes: refuse it."""
+    for position, why in sorted(written_parameters(unit).items()):
+        if isinstance(config.signature.args[position], Array):
+            raise KernelError(
+                f"{where} cast = {config.cast!r} would hand the kernel a converted copy of "
+                f"'{params[position]}', which it writes into ({why}): the writes would never reach "
+                f"the caller's array. Remove `cast`, or keep the writes out of this kernel."
+            )
 
 
 def trace_project(project: ProjectConfig) -> list[Graph]:
