@@ -146,8 +146,10 @@ def test_many_calls_leak_nothing(package, counted) -> None:
 
     calls(2_000)  # warm: allocator pools, interned objects
     gc.collect()
-    before, rss = outstanding(counted), rss_bytes()
+    before, rss, blocks = outstanding(counted), rss_bytes(), sys.getallocatedblocks()
     calls(20_000)
     gc.collect()
     assert outstanding(counted) == before
+    # Python objects: an exception's boxed run-time values once leaked here, 2 per call.
+    assert sys.getallocatedblocks() - blocks < 1_000, "Python objects left behind by the calls"
     assert rss_bytes() - rss < 4 * 2**20, "RSS grew by more than 4 MiB over 20,000 rounds of calls"
