@@ -24,7 +24,7 @@ def kernels(kernels_build):
         (lambda p: p.normal_logp(np.ones(3)), r"normal_logp\(\) missing required argument 'mu' \(pos 2\)"),
         (
             lambda p: p.normal_logp(np.ones(3), 0.0, 1.0, 4.0),
-            r"normal_logp\(\) takes 3 arguments but 4 were given",
+            r"normal_logp\(\) takes 3 positional arguments but 4 were given",
         ),
         (
             lambda p: p.normal_logp(np.ones(3, np.float32), 0.0, 1.0),

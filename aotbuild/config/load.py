@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, SignatureError
+from ..types import Array
 from .model import MODES, TARGETS, GraphConfig, PackageConfig, ProjectConfig
 from .signature import parse_signature
 
@@ -28,7 +29,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 RESERVED_NAMES = frozenset({"manifest", "profile", "graphs"})
 
 _PACKAGE_KEYS = tuple(f.name for f in fields(PackageConfig))
-_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "cast")
+_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "out", "cast")
 #: Values of a graph's ``cast``.
 CASTS = ("no", "same_kind")
 
@@ -119,6 +120,14 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     nogil = table.get("nogil", False)
     if not isinstance(nogil, bool):
         raise where.error(f"expected true or false, got {nogil!r}", "nogil")
+    out = table.get("out", False)
+    if not isinstance(out, bool):
+        raise where.error(f"expected true or false, got {out!r}", "out")
+    if out and not any(isinstance(item, Array) for item in signature.results):
+        raise where.error(
+            f"out = true needs an array result to write into; the signature returns {signature.result}",
+            "out",
+        )
     cast = _string(table, "cast", where, "no")
     if cast not in CASTS:
         raise where.error(f"expected one of {', '.join(map(repr, CASTS))}, got {cast!r}", "cast")
@@ -129,6 +138,7 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         signature_text=signature_text,
         mode=mode,
         nogil=nogil,
+        out=out,
         cast=cast,
     )
 

@@ -56,6 +56,9 @@ class GraphConfig:
     nogil: bool = False
     """Release the GIL while the compiled function runs."""
 
+    out: bool = False
+    """Accept ``out=``: an array (or a tuple, one per result) that receives the result."""
+
     cast: str = "no"
     """``no``: an array of another dtype is a TypeError. ``same_kind``: it is converted (as
     NumPy's ``same_kind`` casting allows), except arrays a kernel writes into."""

@@ -78,20 +78,25 @@ def _result(index: int, value: Value) -> dict[str, object]:
     typenum, ctype = _NPY_TYPES[value.dtype]
     if isinstance(value, Array):
         return {
+            "kind": "array",
             "ctype": f"aot_array{value.ndim}",
             "suffix": "",
             "ndim": value.ndim,
+            "dtype": value.dtype,
+            "typenum": typenum,
             "box": f"aot_box_array(&result{index}.head, {value.ndim}, {typenum})",
         }
     if np.dtype(value.dtype).kind == "c":
-        return {"ctype": ctype, "suffix": "[2]", "box": f"aot_box_scalar(result{index}, {typenum})"}
-    return {"ctype": ctype, "suffix": "", "box": f"aot_box_scalar(&result{index}, {typenum})"}
+        box = f"aot_box_scalar(result{index}, {typenum})"
+        return {"kind": "scalar", "ctype": ctype, "suffix": "[2]", "box": box}
+    box = f"aot_box_scalar(&result{index}, {typenum})"
+    return {"kind": "scalar", "ctype": ctype, "suffix": "", "box": box}
 
 
 def graph_doc(plan: GraphPlan, linalg: bool = False) -> str:
     """The docstring: a text signature (for ``inspect.signature``), then what the graph is."""
     config = plan.graph.config
-    params = ", ".join(plan.graph.params)
+    params = ", ".join([*plan.graph.params, *(["*", "out=None"] if config.out else [])])
     lines = [
         f"{config.name}({params})",
         "--",
@@ -105,6 +110,11 @@ def graph_doc(plan: GraphPlan, linalg: bool = False) -> str:
     ]
     if config.nogil:
         lines.append("Releases the GIL while it runs.")
+    if config.out:
+        lines.append(
+            "out= (an array, or a tuple with one entry per result: an array or None) receives the "
+            "result, which is then returned."
+        )
     if linalg:
         lines.append("Uses BLAS/LAPACK, which SciPy provides at run time (imported on the first call).")
     return "\n".join(lines)
@@ -129,6 +139,7 @@ def _graph(plan: GraphPlan, linalg: bool, profile: bool) -> dict[str, object]:
         "results": [_result(i, item) for i, item in enumerate(signature.results)],
         "returns": returns,
         "nogil": config.nogil,
+        "out": config.out,
         "timer": timer_id(f"graph {config.name}", plan.entry.symbol) if profile else None,
         "linalg": linalg,
         "doc": _c_string(graph_doc(plan, linalg)),

@@ -72,6 +72,18 @@ def _result_annotation(result: Result) -> str:
     return _annotation(result, False)
 
 
+def _out_annotation(result: Result) -> str:
+    """What ``out=`` takes: an array for an array result, a tuple with one entry per result."""
+    if isinstance(result, TupleOf):
+        items = [
+            f"{_annotation(item, False)} | None" if isinstance(item, Array) else "None"
+            for item in result.items
+        ]
+        return f"tuple[{', '.join(items)}] | None"
+    assert isinstance(result, Array)
+    return f"{_annotation(result, False)} | None"
+
+
 def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collection[str] = ()) -> str:
     graphs = []
     for graph_plan in plan.graphs:
@@ -81,6 +93,8 @@ def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collecti
             f"{name}: {_annotation(value, True)}"
             for name, value in zip(graph.params, signature.args, strict=True)
         ]
+        if graph.config.out:
+            params += ["*", f"out: {_out_annotation(signature.result)} = None"]
         doc = graph_doc(graph_plan, graph.name in linalg_graphs).split("--\n\n", 1)[1].replace('"""', "'''")
         doc = "\n".join(("    " + line).rstrip() for line in doc.splitlines()).lstrip()
         graphs.append(
