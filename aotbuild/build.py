@@ -23,6 +23,7 @@ from .config import ProjectConfig, display_path, load_config
 from .errors import CompileError, ConfigError
 from .files import exclusive_lock, write_if_changed
 from .progress import Progress
+from .rewrite import rewrite
 from .trace.driver import project_imports, trace_project
 
 if TYPE_CHECKING:  # numba is imported by the compile stage only, when it runs
@@ -157,12 +158,14 @@ def build(
     executor: str | None = None,
     use_cache: bool = True,
     profile: bool = False,
+    fuse: bool = True,
 ) -> BuildResult:
     """Build the package ``path`` (a graphs.toml) declares; returns what was built.
 
     ``jobs`` compile worker processes (default: one per CPU; 1 compiles in this process), or
     the cluster ``executor`` (``dask://HOST:PORT``). ``use_cache=False`` neither reads nor
-    writes the object cache. ``profile`` compiles per-Op timers in (``pkg.profile()``).
+    writes the object cache. ``profile`` compiles per-Op timers in (``pkg.profile()``);
+    ``fuse=False`` keeps every elementwise Op its own (for debugging).
     """
     from .compile.workers import default_jobs
 
@@ -181,7 +184,7 @@ def build(
     cap = size_cap()
     work = project.out_dir / ".aotbuild" / package.name
     with exclusive_lock(work.parent / f"{package.name}.lock"):
-        result = _build_locked(project, work, cache, progress, jobs, executor, profile)
+        result = _build_locked(project, work, cache, progress, jobs, executor, profile, fuse)
     if cache is not None:
         cache.evict(cap)
     return result
@@ -195,6 +198,7 @@ def _build_locked(
     jobs: int,
     executor: str | None,
     profile: bool,
+    fuse: bool,
 ) -> BuildResult:
     from .compile.target import resolve_target
     from .link.linalg import graphs_needing_linalg
@@ -215,7 +219,7 @@ def _build_locked(
     modules_dir = work / "modules"
     with project_imports(project.root):
         progress.begin("trace")
-        graphs = trace_project(project)
+        graphs = rewrite(trace_project(project), fuse=fuse)
         nodes = {node.key for graph in graphs for node in graph.nodes()}
         progress.end(f"{len(graphs)} graph(s), {len(nodes)} distinct node(s)")
 

@@ -57,6 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     compile_.add_argument("--no-cache", action="store_true", help="neither read nor write the object cache")
     compile_.add_argument(
+        "--no-fuse",
+        action="store_true",
+        help="compile every elementwise Op on its own, as traced (for debugging)",
+    )
+    compile_.add_argument(
         "--profile",
         action="store_true",
         help="compile per-Op timers in: `with pkg.profile():` prints each graph's Ops and their times",
@@ -82,15 +87,29 @@ def _parser() -> argparse.ArgumentParser:
         help="show a built package's graphs, Op by Op, and the generated module of an Op",
         description="Read a built package (a folder, or an importable name) without importing it.",
     )
-    inspect.add_argument("package", metavar="PKG", help="the package folder, or its importable name")
+    inspect.add_argument(
+        "package", metavar="PKG", nargs="?", help="the package folder, or its importable name"
+    )
+    inspect.add_argument(
+        "--passes", action="store_true", help="list the graph rewrites, in the order they run"
+    )
     inspect.add_argument("--graph", metavar="NAME", help="only this graph")
     inspect.add_argument("--op", metavar="SYMBOL", help="print the generated module of this Op")
     return parser
 
 
 def _inspect_command(args: argparse.Namespace) -> int:
-    from .inspect import describe_graphs, find_package, op_module
+    from .inspect import describe_graphs, describe_passes, find_package, op_module
 
+    if args.passes:
+        print(describe_passes())
+        return EXIT_OK
+    if args.package is None:
+        print(
+            "aotbuild: error: inspect needs a package (a folder or an importable name), or --passes",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     package = find_package(args.package)
     print(op_module(package, args.op) if args.op else describe_graphs(package, args.graph))
     return EXIT_OK
@@ -191,6 +210,7 @@ def _compile_command(args: argparse.Namespace) -> int:
                 executor=args.executor,
                 use_cache=not args.no_cache,
                 profile=args.profile,
+                fuse=not args.no_fuse,
             )
     except AotBuildError as exc:
         if args.verbose:

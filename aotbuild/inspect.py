@@ -83,3 +83,10 @@ def op_module(package: Path, symbol: str) -> str:
         return path.read_text(encoding="utf-8")
     except OSError:
         raise InspectError(f"{path} is missing: the package was built without its modules") from None
+
+
+def describe_passes() -> str:
+    """The graph rewrites, in the order a build runs them."""
+    from .rewrite import PASSES
+
+    return "\n".join(f"{i}. {step.name}: {step.summary}" for i, step in enumerate(PASSES, 1))

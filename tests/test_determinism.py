@@ -40,7 +40,10 @@ def test_two_builds_are_byte_identical(tmp_path: Path, shared_cache: Path) -> No
         shutil.copytree(PROJECTS / "kernels", folder, ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copy(PROJECTS / "dedupe" / "dedupe_graphs.py", folder)
         text = (folder / "graphs.toml").read_text()
-        text += '\n[graphs.again]\nfunction = "dedupe_graphs:again"\nsignature = "float64[:](float64[:], float64[:])"\n'
+        text += (
+            '\n[graphs.again]\nfunction = "dedupe_graphs:again"\n'
+            'signature = "Tuple(float64[:], float64[:])(float64[:], float64[:])"\n'
+        )
         (folder / "graphs.toml").write_text(text)
         sources.append(folder / "graphs.toml")
     first = build_in_subprocess(sources[0], tmp_path / "out1", shared_cache, "1")

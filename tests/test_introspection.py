@@ -58,3 +58,10 @@ def test_inspect_prints_an_ops_module(runtime_build, capsys) -> None:
     assert "has no Op 'aot_nothing'" in capsys.readouterr().err
     assert main(["inspect", "no_such_package_anywhere"]) == 1
     assert "no package 'no_such_package_anywhere'" in capsys.readouterr().err
+
+
+def test_inspect_lists_the_passes_in_order(capsys) -> None:
+    assert main(["inspect", "--passes"]) == 0
+    assert capsys.readouterr().out.startswith("1. fuse-elementwise: ")
+    assert main(["inspect"]) == 2
+    assert "inspect needs a package" in capsys.readouterr().err

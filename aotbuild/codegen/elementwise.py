@@ -1,29 +1,44 @@
-"""Render an elementwise node (ufunc, ``where``, ``astype``) into its Op module."""
+"""Render an elementwise node (ufunc, ``where``, ``astype``) — or a fused tree of them — into
+its Op module: one loop nest over the broadcast shape with the scalar code in its body."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..graph import Elementwise, Node
+from ..graph.fused import Fused
 from ..types import Array
 from .module import OpModule, template_op
-from .scalar import load_expression, scalar_expression
-from .slots import input_slots
+from .scalar import Helper, load_expression, scalar_expression
+from .slots import Slot, input_slots
 from .templates import render
 
 
-def render_elementwise(node: Node) -> OpModule:
-    op = node.op
-    assert isinstance(op, Elementwise)
-    result = node.type
-    ndim = result.ndim if isinstance(result, Array) else 0
-    slots = input_slots(node)
+@dataclass(frozen=True)
+class Broadcast:
+    """How the inputs of an elementwise loop are read at the loop's indices."""
+
+    extents: list[str]
+    """The result's length along each axis (``n0, n1, ...``)."""
+
+    axis_sources: list[list[str]]
+    """The input lengths each axis of the result is broadcast from (inputs align at the right)."""
+
+    steps: list[dict[str, object]]
+    """Step variables: 0 along an axis an input broadcasts (length 1), else 1."""
+
+    reads: list[str]
+    """Each input read at the current index (``a0[i0 * s0_0, i1]``), or its name if a scalar."""
+
+
+def broadcast(slots: list[Slot], ndim: int) -> Broadcast:
     extents = [f"n{d}" for d in range(ndim)]
-    # The input lengths each axis of the result is broadcast from (inputs align at the right).
     axis_sources: list[list[str]] = [[] for _ in range(ndim)]
     for slot in slots:
         for axis in range(slot.ndim):
             axis_sources[ndim - slot.ndim + axis].append(f"{slot.name}.shape[{axis}]")
-    steps = []
-    loads = []
+    steps: list[dict[str, object]] = []
+    reads = []
     for k, slot in enumerate(slots):
         value = slot.name
         if slot.ndim:
@@ -38,10 +53,31 @@ def render_elementwise(node: Node) -> OpModule:
                     position += f" * {step}"
                 index.append(position)
             value = f"{slot.name}[{', '.join(index)}]"
-        loads.append(load_expression(value, slot.dtype, op.in_dtypes[k]))
+        reads.append(value)
+    return Broadcast(extents, axis_sources, steps, reads)
+
+
+def _helper_sources(helpers: list[Helper]) -> list[str]:
+    unique = {helper.function: helper for helper in helpers}
+    return [
+        render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip()
+        for _, h in sorted(unique.items())
+    ]
+
+
+def render_elementwise(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, Elementwise)
+    result = node.type
+    ndim = result.ndim if isinstance(result, Array) else 0
+    slots = input_slots(node)
+    plan = broadcast(slots, ndim)
+    loads = [
+        load_expression(read, slot.dtype, dtype)
+        for read, slot, dtype in zip(plan.reads, slots, op.in_dtypes, strict=True)
+    ]
     scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
     body, helpers = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs)
-
     title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {result}"
     return template_op(
         "ops/elementwise.py.j2",
@@ -50,11 +86,72 @@ def render_elementwise(node: Node) -> OpModule:
         name=op.fn,
         title=title,
         out_dtype=op.out_dtype,
-        helpers=[render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip() for h in helpers],
+        helpers=_helper_sources(helpers),
         ndim=ndim,
-        extents=extents,
-        steps=steps,
+        extents=plan.extents,
+        steps=plan.steps,
         indices=[f"i{d}" for d in range(ndim)],
-        axis_sources=axis_sources,
+        axis_sources=plan.axis_sources,
+        statements=[],
         body=body,
     )
+
+
+def render_fused(node: Node) -> OpModule:
+    """One loop for the whole tree: each input read once per element into ``x<k>``, each step's
+    value computed into ``t<j>`` in its dtype (a comment naming the original Op above it), the
+    last one stored."""
+    op = node.op
+    assert isinstance(op, Fused)
+    result = node.type
+    ndim = result.ndim if isinstance(result, Array) else 0
+    slots = input_slots(node)
+    plan = broadcast(slots, ndim)
+    count = len(slots)
+    # Arrays are read once per element; scalars and constants are used as they are.
+    pairs = enumerate(zip(plan.reads, slots, strict=True))
+    statements = [f"x{k} = {read}" for k, (read, slot) in pairs if slot.ndim]
+    dtypes = [slot.dtype for slot in slots] + [step.out_dtype for step in op.steps]
+    names = [f"x{k}" if slot.ndim else slot.name for k, slot in enumerate(slots)]
+    names += [f"t{j}" for j in range(len(op.steps))]
+    helpers: list[Helper] = []
+    body = ""
+    for j, step in enumerate(op.steps):
+        loads = [
+            load_expression(names[arg], dtypes[arg], dtype)
+            for arg, dtype in zip(step.args, step.in_dtypes, strict=True)
+        ]
+        expression, needed = scalar_expression(
+            step.fn, step.in_dtypes, loads, tuple(n == 0 for n in step.ndims)
+        )
+        helpers += needed
+        described = ", ".join(_describe(arg, count, slots, op.steps) for arg in step.args)
+        statements.append(f"# {step.fn}({described}) -> {step.out_dtype}")
+        if j == len(op.steps) - 1:
+            body = expression
+        else:
+            statements.append(f"t{j} = np.{step.out_dtype}({expression})")
+    fns = [step.fn for step in op.steps]
+    title = f"fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}) -> {result}"
+    return template_op(
+        "ops/elementwise.py.j2",
+        node,
+        slots,
+        name="fused_" + "_".join(dict.fromkeys(fns))[:40],
+        title=title,
+        out_dtype=op.steps[-1].out_dtype,
+        helpers=_helper_sources(helpers),
+        ndim=ndim,
+        extents=plan.extents,
+        steps=plan.steps,
+        indices=[f"i{d}" for d in range(ndim)],
+        axis_sources=plan.axis_sources,
+        statements=statements,
+        body=body,
+    )
+
+
+def _describe(arg: int, count: int, slots: list[Slot], steps: tuple) -> str:
+    if arg < count:
+        return slots[arg].describe() if slots[arg].is_constant else slots[arg].name
+    return f"t{arg - count}"

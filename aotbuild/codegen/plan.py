@@ -22,8 +22,9 @@ from ..graph.array_ops import (
     SetMask,
 )
 from ..graph.calls import Call, TupleItem
+from ..graph.fused import Fused
 from ..graph.linalg_ops import Einsum, MatMul
-from .elementwise import render_elementwise
+from .elementwise import render_elementwise, render_fused
 from .indexing import (
     render_basic_index,
     render_gather,
@@ -102,6 +103,7 @@ class _Planner:
 
 _RENDERERS: dict[type, Callable[[Node], OpModule]] = {
     Elementwise: render_elementwise,
+    Fused: render_fused,
     Reduce: render_reduce,
     BasicIndex: render_basic_index,
     Gather: render_gather,

@@ -22,6 +22,8 @@ class Call(Op):
     specialization: str
     result: Result
     graph: Any = field(compare=False, hash=False, repr=False)
+    rewritten: tuple[str, ...] = ()
+    """The passes ``graph`` went through: a call of the rewritten subgraph is another node."""
 
     @property
     def name(self) -> str:
@@ -29,7 +31,8 @@ class Call(Op):
 
     @property
     def key(self) -> str:
-        return f"Call({self.function}, {self.specialization})"
+        passes = f", {'+'.join(self.rewritten)}" if self.rewritten else ""
+        return f"Call({self.function}, {self.specialization}{passes})"
 
     def result_type(self, inputs: tuple[Result, ...]) -> Result:
         return self.result

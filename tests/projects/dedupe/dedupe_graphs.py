@@ -32,4 +32,6 @@ def twenty(x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15,
 
 
 def again(a, b):
-    return np.sin(a) * 2.0 + np.sin(b) * 2.0
+    """Returns ``sin(a) * 2.0`` and uses it again: stored once, the Op ``twenty`` calls."""
+    scaled = np.sin(a) * 2.0
+    return scaled, np.sin(b) * 2.0 + scaled

@@ -1,0 +1,49 @@
+"""A fused elementwise Op: a tree of elementwise Ops computed in one loop, without temporaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..types import Result, value_of
+from .ops import Op
+
+
+@dataclass(frozen=True)
+class FusedStep:
+    """One original elementwise Op inside a fused one.
+
+    ``args`` index the fused Op's inputs (``0 .. n_inputs - 1``) and then the results of earlier
+    steps (``n_inputs + j`` is step ``j``); ``ndims`` are those values' dimensions (NumPy takes
+    some fast paths only for scalar operands).
+    """
+
+    fn: str
+    in_dtypes: tuple[str, ...]
+    out_dtype: str
+    args: tuple[int, ...]
+    ndims: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Fused(Op):
+    """Elementwise steps applied with broadcasting over the inputs, the last step's value stored.
+
+    Its key is the structure of the steps, so the same expression in two graphs is one Op.
+    """
+
+    steps: tuple[FusedStep, ...]
+
+    @property
+    def name(self) -> str:
+        return "fused"
+
+    @property
+    def key(self) -> str:
+        parts = ";".join(
+            f"{s.fn}({','.join(map(str, s.args))}:{','.join(s.in_dtypes)}->{s.out_dtype})" for s in self.steps
+        )
+        return f"Fused({parts})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        ndim = max((getattr(t, "ndim", 0) for t in inputs), default=0)
+        return value_of(self.steps[-1].out_dtype, ndim)

@@ -1,0 +1,44 @@
+"""Stage 3b: rewrites of the traced graphs, before code generation.
+
+Each rewrite is a pass with a name, run in the fixed order of :data:`PASSES` (``aotbuild
+inspect --passes`` lists them). A pass takes a graph and returns an equivalent one; the graphs
+are immutable, so a pass builds new nodes and shares every node it leaves alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..graph import Graph
+from .fuse import fuse_graph
+
+
+@dataclass(frozen=True)
+class Pass:
+    name: str
+    summary: str
+    run: Callable[[Graph, dict[str, Graph]], Graph]
+    optional: str | None = None
+    """The ``build()`` option that turns it off (``fuse``: ``--no-fuse``), if any."""
+
+
+PASSES: tuple[Pass, ...] = (
+    Pass(
+        "fuse-elementwise",
+        "trees of elementwise Ops become one loop without temporaries (off: --no-fuse)",
+        fuse_graph,
+        optional="fuse",
+    ),
+)
+
+
+def rewrite(graphs: list[Graph], *, fuse: bool = True) -> list[Graph]:
+    """``graphs`` after every pass that is on, in order."""
+    enabled = {"fuse": fuse}
+    for step in PASSES:
+        if step.optional is not None and not enabled[step.optional]:
+            continue
+        done: dict[str, Graph] = {}  # subgraphs, rewritten once per pass
+        graphs = [step.run(graph, done) for graph in graphs]
+    return graphs

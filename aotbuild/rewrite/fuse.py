@@ -1,0 +1,103 @@
+"""Elementwise fusion: a tree of elementwise Ops becomes one :class:`~aotbuild.graph.fused.Fused` Op.
+
+Op by Op, ``np.sin((b - a) / 2) ** 2`` makes a temporary array per step and calls an Op per
+step, as NumPy does. Fused, it is one loop over the result's shape with the scalar code of every
+step in its body. An elementwise node joins the Op that consumes it when
+
+* the consumer is elementwise too, and the node's only use in the graph (a value used twice, or
+  returned, is computed once and stored);
+* it has the consumer's dimensions: a value of fewer dimensions, broadcast up, would be computed
+  once per element of the result instead of once per element of its own (scalar code such as
+  ``np.log(sigma)`` stays a scalar Op computed once).
+
+Each step computes what its original Op computed, in the same order and dtypes, so fused and
+unfused results are the same bit for bit; broadcasting errors are NumPy's, since the fused loop
+checks the broadcast of all inputs, which fails exactly when one of the steps' would.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from ..graph import Elementwise, Graph, Node
+from ..graph.calls import Call
+from ..graph.fused import Fused, FusedStep
+
+
+def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
+    """``graph`` with its elementwise trees fused (subgraphs too, each once)."""
+    done = {} if done is None else done
+    nodes = graph.nodes()
+    uses: Counter[int] = Counter(id(item) for node in nodes for item in node.inputs)
+    uses.update(id(node) for node in graph.outputs)
+    absorbed = {
+        id(item)
+        for node in nodes
+        if isinstance(node.op, Elementwise)
+        for item in node.inputs
+        if _joins(item, node, uses)
+    }
+    rebuilt: dict[int, Node] = {}
+    for node in nodes:
+        if id(node) in absorbed:
+            continue  # computed inside its consumer's loop
+        if isinstance(node.op, Elementwise) and any(id(item) in absorbed for item in node.inputs):
+            rebuilt[id(node)] = _fused(node, absorbed, rebuilt)
+            continue
+        op = node.op
+        if isinstance(op, Call):
+            inner = done.get(op.key)
+            if inner is None:
+                inner = done[op.key] = fuse_graph(op.graph, done)
+            op = replace(op, graph=inner, rewritten=(*op.rewritten, "fuse-elementwise"))
+        rebuilt[id(node)] = Node.make(op, tuple(rebuilt[id(item)] for item in node.inputs))
+    return replace(graph, outputs=tuple(rebuilt[id(node)] for node in graph.outputs))
+
+
+def _joins(item: Node, consumer: Node, uses: Counter[int]) -> bool:
+    ndim = getattr(item.type, "ndim", 0)
+    return (
+        isinstance(item.op, Elementwise)
+        and uses[id(item)] == 1
+        and ndim > 0
+        and ndim == getattr(consumer.type, "ndim", 0)
+    )
+
+
+def _fused(root: Node, absorbed: set[int], rebuilt: dict[int, Node]) -> Node:
+    """The Fused node computing ``root`` and every node absorbed into it."""
+    inputs: list[Node] = []
+    input_index: dict[int, int] = {}
+    steps: list[tuple[Node, tuple[tuple[str, int], ...]]] = []
+    step_index: dict[int, int] = {}
+
+    def visit(node: Node) -> tuple[str, int]:
+        """("input", i) or ("step", j) for ``node``, adding what it needs, inputs first seen first."""
+        if id(node) in absorbed or node is root:
+            if id(node) not in step_index:
+                args = tuple(visit(item) for item in node.inputs)
+                step_index[id(node)] = len(steps)
+                steps.append((node, args))
+            return ("step", step_index[id(node)])
+        if id(node) not in input_index:
+            input_index[id(node)] = len(inputs)
+            inputs.append(rebuilt[id(node)])
+        return ("input", input_index[id(node)])
+
+    visit(root)
+    count = len(inputs)
+    fused_steps = []
+    for node, args in steps:
+        op = node.op
+        assert isinstance(op, Elementwise)
+        fused_steps.append(
+            FusedStep(
+                fn=op.fn,
+                in_dtypes=op.in_dtypes,
+                out_dtype=op.out_dtype,
+                args=tuple(index if kind == "input" else count + index for kind, index in args),
+                ndims=tuple(getattr(item.type, "ndim", 0) for item in node.inputs),
+            )
+        )
+    return Node.make(Fused(tuple(fused_steps)), tuple(inputs))
