@@ -1,7 +1,8 @@
 """Fused graphs compute what the Op-by-Op graphs compute, bit for bit, on random expressions.
 
 hypothesis draws random elementwise expressions over 1–3 inputs of different dimensions and
-dtypes (broadcasting against each other); all of them go into one package built fused and one
+dtypes (broadcasting against each other), some of them reduced (sum, max, mean over an axis or
+all); all of them go into one package built fused and one
 built with ``fuse=False``, whose results are compared on random inputs — equal bit for bit
 (the same scalar operations run in the same order and dtypes) and close to NumPy's.
 """
@@ -46,6 +47,23 @@ def expressions(draw, depth: int = 4) -> str:
     return f"{fn}({a}, {b})" if fn.startswith("np.") else f"({a} {fn} {b})"
 
 
+REDUCTIONS = (
+    "np.sum({})",
+    "np.sum({}, axis=0)",
+    "np.max({}, axis=-1, keepdims=True)",
+    "np.mean({}, axis=-1)",
+)
+
+
+@st.composite
+def programs(draw) -> str:
+    """An expression, or a reduction of one (fused with it into one loop)."""
+    source = draw(expressions())
+    if draw(st.integers(0, 2)) == 0:
+        return draw(st.sampled_from(REDUCTIONS)).format(source)
+    return source
+
+
 def sample_inputs(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
     values = []
     for _, dtype, shape in INPUTS:
@@ -86,7 +104,7 @@ def useful(source: str) -> bool:
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )
-@given(st.lists(expressions().filter(useful), min_size=24, max_size=24, unique=True))
+@given(st.lists(programs().filter(useful), min_size=28, max_size=28, unique=True))
 def test_fused_and_unfused_agree_bit_for_bit(tmp_path_factory, sources: list[str]) -> None:
     folder = tmp_path_factory.mktemp("fusion")
     packages = {}
@@ -98,7 +116,9 @@ def test_fused_and_unfused_agree_bit_for_bit(tmp_path_factory, sources: list[str
         sys.path.insert(0, str(out))
         packages[fuse] = importlib.import_module(name)
     manifest = packages[True].manifest()
-    assert any(op["title"].startswith("fused ") for op in manifest["ops"].values()), "nothing was fused"
+    titles = [op["title"] for op in manifest["ops"].values()]
+    assert any(title.startswith("fused ") for title in titles), "nothing was fused"
+    assert any("(fused " in title for title in titles), "no reduction was fused"
     sys.path.insert(0, str(folder / "fused_ext"))
     import expressions
 

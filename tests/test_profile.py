@@ -78,6 +78,7 @@ def test_without_the_flag_there_are_no_timers(runtime_build) -> None:
 
 
 def test_profiled_modules_time_each_op_call(profiled) -> None:
-    entry = json.loads((profiled.package_dir / "manifest.json").read_text())["graphs"]["summary"]["entry"]
-    text = (profiled.package_dir / "_modules" / f"{entry}.py").read_text()
-    assert text.count("_aot_t = _aot_clock()") == text.count("_aot_record(") == 4  # four Ops
+    graph = json.loads((profiled.package_dir / "manifest.json").read_text())["graphs"]["summary"]
+    text = (profiled.package_dir / "_modules" / f"{graph['entry']}.py").read_text()
+    calls = len(graph["ops"]) - 1  # every Op but the entry itself
+    assert text.count("_aot_t = _aot_clock()") == text.count("_aot_record(") == calls >= 2

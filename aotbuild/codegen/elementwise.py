@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..graph import Elementwise, Node
-from ..graph.fused import Fused
+from ..graph.fused import Fused, FusedStep
 from ..types import Array
 from .module import OpModule, template_op
 from .scalar import Helper, load_expression, scalar_expression
@@ -57,7 +57,7 @@ def broadcast(slots: list[Slot], ndim: int) -> Broadcast:
     return Broadcast(extents, axis_sources, steps, reads)
 
 
-def _helper_sources(helpers: list[Helper]) -> list[str]:
+def helper_sources(helpers: list[Helper]) -> list[str]:
     unique = {helper.function: helper for helper in helpers}
     return [
         render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip()
@@ -86,7 +86,7 @@ def render_elementwise(node: Node) -> OpModule:
         name=op.fn,
         title=title,
         out_dtype=op.out_dtype,
-        helpers=_helper_sources(helpers),
+        helpers=helper_sources(helpers),
         ndim=ndim,
         extents=plan.extents,
         steps=plan.steps,
@@ -97,40 +97,52 @@ def render_elementwise(node: Node) -> OpModule:
     )
 
 
+@dataclass(frozen=True)
+class FusedBody:
+    """The scalar code of fused steps at one index: statements, then the value's expression."""
+
+    statements: list[str]
+    value: str
+    helpers: list[Helper]
+
+
+def fused_body(steps: tuple[FusedStep, ...], slots: list[Slot], reads: list[str]) -> FusedBody:
+    """Each array input read once into ``x<k>`` (scalars and constants used as they are), each
+    step but the last computed into ``t<j>`` in its dtype under a comment naming its Op."""
+    count = len(slots)
+    pairs = enumerate(zip(reads, slots, strict=True))
+    statements = [f"x{k} = {read}" for k, (read, slot) in pairs if slot.ndim]
+    dtypes = [slot.dtype for slot in slots] + [step.out_dtype for step in steps]
+    names = [f"x{k}" if slot.ndim else slot.name for k, slot in enumerate(slots)]
+    names += [f"t{j}" for j in range(len(steps))]
+    helpers: list[Helper] = []
+    value = ""
+    for j, step in enumerate(steps):
+        loads = [
+            load_expression(names[arg], dtypes[arg], dtype)
+            for arg, dtype in zip(step.args, step.in_dtypes, strict=True)
+        ]
+        scalars = tuple(n == 0 for n in step.ndims)
+        expression, needed = scalar_expression(step.fn, step.in_dtypes, loads, scalars)
+        helpers += needed
+        described = ", ".join(_describe(arg, count, slots) for arg in step.args)
+        statements.append(f"# {step.fn}({described}) -> {step.out_dtype}")
+        if j == len(steps) - 1:
+            value = expression
+        else:
+            statements.append(f"t{j} = np.{step.out_dtype}({expression})")
+    return FusedBody(statements, value, helpers)
+
+
 def render_fused(node: Node) -> OpModule:
-    """One loop for the whole tree: each input read once per element into ``x<k>``, each step's
-    value computed into ``t<j>`` in its dtype (a comment naming the original Op above it), the
-    last one stored."""
+    """One loop for the whole tree (:func:`fused_body` in its body), the last value stored."""
     op = node.op
     assert isinstance(op, Fused)
     result = node.type
     ndim = result.ndim if isinstance(result, Array) else 0
     slots = input_slots(node)
     plan = broadcast(slots, ndim)
-    count = len(slots)
-    # Arrays are read once per element; scalars and constants are used as they are.
-    pairs = enumerate(zip(plan.reads, slots, strict=True))
-    statements = [f"x{k} = {read}" for k, (read, slot) in pairs if slot.ndim]
-    dtypes = [slot.dtype for slot in slots] + [step.out_dtype for step in op.steps]
-    names = [f"x{k}" if slot.ndim else slot.name for k, slot in enumerate(slots)]
-    names += [f"t{j}" for j in range(len(op.steps))]
-    helpers: list[Helper] = []
-    body = ""
-    for j, step in enumerate(op.steps):
-        loads = [
-            load_expression(names[arg], dtypes[arg], dtype)
-            for arg, dtype in zip(step.args, step.in_dtypes, strict=True)
-        ]
-        expression, needed = scalar_expression(
-            step.fn, step.in_dtypes, loads, tuple(n == 0 for n in step.ndims)
-        )
-        helpers += needed
-        described = ", ".join(_describe(arg, count, slots, op.steps) for arg in step.args)
-        statements.append(f"# {step.fn}({described}) -> {step.out_dtype}")
-        if j == len(op.steps) - 1:
-            body = expression
-        else:
-            statements.append(f"t{j} = np.{step.out_dtype}({expression})")
+    body = fused_body(op.steps, slots, plan.reads)
     fns = [step.fn for step in op.steps]
     title = f"fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}) -> {result}"
     return template_op(
@@ -140,18 +152,18 @@ def render_fused(node: Node) -> OpModule:
         name="fused_" + "_".join(dict.fromkeys(fns))[:40],
         title=title,
         out_dtype=op.steps[-1].out_dtype,
-        helpers=_helper_sources(helpers),
+        helpers=helper_sources(body.helpers),
         ndim=ndim,
         extents=plan.extents,
         steps=plan.steps,
         indices=[f"i{d}" for d in range(ndim)],
         axis_sources=plan.axis_sources,
-        statements=statements,
-        body=body,
+        statements=body.statements,
+        body=body.value,
     )
 
 
-def _describe(arg: int, count: int, slots: list[Slot], steps: tuple) -> str:
+def _describe(arg: int, count: int, slots: list[Slot]) -> str:
     if arg < count:
         return slots[arg].describe() if slots[arg].is_constant else slots[arg].name
     return f"t{arg - count}"

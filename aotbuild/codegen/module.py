@@ -60,6 +60,8 @@ class OpModule:
 
 #: Traced graphs give NumPy's answers: division by zero is inf/nan, not an exception.
 TRACED_FLAGS = CompileFlags(error_model="numpy")
+#: ``fastmath = true`` graphs: LLVM may reassociate and assume no NaN or infinity.
+FASTMATH_FLAGS = CompileFlags(error_model="numpy", fastmath=True)
 
 
 def template_op(
@@ -98,3 +100,20 @@ def op_module(
 ) -> OpModule:
     symbol = make_symbol(name, text, function, signature, flags)
     return OpModule(symbol, kind, title, text, function, signature, flags, calls)
+
+
+def with_flags(module: OpModule, flags: CompileFlags) -> OpModule:
+    """``module`` compiled with other numba flags: the same text under its own symbol."""
+    if flags == module.flags:
+        return module
+    name = module.symbol.removeprefix("aot_").rsplit("_", 1)[0]
+    return op_module(
+        name=name,
+        kind=module.kind,
+        title=f"{module.title} [fastmath]" if flags.fastmath else module.title,
+        text=module.text,
+        function=module.function,
+        signature=module.signature,
+        flags=flags,
+        calls=module.calls,
+    )

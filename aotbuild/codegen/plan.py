@@ -22,7 +22,7 @@ from ..graph.array_ops import (
     SetMask,
 )
 from ..graph.calls import Call, TupleItem
-from ..graph.fused import Fused
+from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
 from .elementwise import render_elementwise, render_fused
 from .indexing import (
@@ -36,7 +36,7 @@ from .indexing import (
 from .kernel import render_kernel
 from .linalg import render_einsum, render_matmul
 from .literals import constant_literal
-from .module import CODEGEN_VERSION, TRACED_FLAGS, OpModule, op_module
+from .module import CODEGEN_VERSION, FASTMATH_FLAGS, TRACED_FLAGS, OpModule, op_module, with_flags
 from .movement import (
     render_argsort,
     render_broadcast_to,
@@ -46,7 +46,7 @@ from .movement import (
     render_scan,
 )
 from .profile import CLOCK_DECLARATIONS, Timer, timed, timer_id
-from .reduce import render_reduce
+from .reduce import render_fused_reduce, render_reduce
 from .templates import render, tuple_text
 
 
@@ -74,17 +74,18 @@ class _Planner:
         self.profile = profile
         self.timers: dict[int, Timer] = {}
         self.modules: dict[str, OpModule] = {}
-        self.by_node: dict[str, OpModule] = {}
+        self.by_node: dict[tuple[str, bool], OpModule] = {}
         self.kernels: dict[str, OpModule] = {}  # by kernel unit key
         # By Call key: a subgraph's entry depends on the subgraph, not on the call's inputs.
-        self.subgraphs: dict[str, OpModule] = {}
+        self.subgraphs: dict[tuple[str, bool], OpModule] = {}
 
     def add(self, module: OpModule) -> OpModule:
         return self.modules.setdefault(module.symbol, module)
 
-    def module_for(self, node: Node) -> OpModule:
-        """The compiled Op computing ``node`` (rendered once per node key)."""
-        module = self.by_node.get(node.key)
+    def module_for(self, node: Node, fast: bool = False) -> OpModule:
+        """The compiled Op computing ``node`` (rendered once per node key), with fast-math for
+        the Ops of ``fastmath = true`` graphs (kernels keep their own ``@njit`` options)."""
+        module = self.by_node.get((node.key, fast))
         if module is None:
             op = node.op
             if isinstance(op, Kernel):
@@ -92,18 +93,21 @@ class _Planner:
                     self.add(rendered)
                 module = self.kernels[op.unit.key]
             elif isinstance(op, Call):
-                module = self.subgraphs.get(op.key)
+                module = self.subgraphs.get((op.key, fast))
                 if module is None:
-                    module = self.subgraphs[op.key] = self.add(_entry(op.graph, self, kind="subgraph"))
+                    entry = _entry(op.graph, self, kind="subgraph", fast=fast)
+                    module = self.subgraphs[(op.key, fast)] = self.add(entry)
             else:
-                module = self.add(_RENDERERS[type(op)](node))
-            self.by_node[node.key] = module
+                rendered = _RENDERERS[type(op)](node)
+                module = self.add(with_flags(rendered, FASTMATH_FLAGS) if fast else rendered)
+            self.by_node[(node.key, fast)] = module
         return module
 
 
 _RENDERERS: dict[type, Callable[[Node], OpModule]] = {
     Elementwise: render_elementwise,
     Fused: render_fused,
+    FusedReduce: render_fused_reduce,
     Reduce: render_reduce,
     BasicIndex: render_basic_index,
     Gather: render_gather,
@@ -122,9 +126,10 @@ _RENDERERS: dict[type, Callable[[Node], OpModule]] = {
 }
 
 
-def _entry(graph: Graph, planner: _Planner, kind: str = "graph") -> OpModule:
+def _entry(graph: Graph, planner: _Planner, kind: str = "graph", fast: bool = False) -> OpModule:
     """The module of a graph (or subgraph): its function calls each Op by declaration."""
     config = graph.config
+    fast = fast or config.fastmath
     taken = set(graph.params)
     names: dict[str, str] = {}
     declarations: dict[str, dict[str, str]] = {}
@@ -163,7 +168,7 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph") -> OpModule:
             names[node.key] = target = fresh("v")
             statements.append(f"{target} = {value(node.inputs[0])}[{op.index}]")
         else:
-            module = planner.module_for(node)
+            module = planner.module_for(node, fast)
             if module.symbol not in declarations:
                 declarations[module.symbol] = {
                     "name": fresh(f"{op.name}_"),
@@ -211,7 +216,7 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph") -> OpModule:
         text=text,
         function=graph.name,
         signature=config.signature,
-        flags=TRACED_FLAGS,
+        flags=FASTMATH_FLAGS if fast else TRACED_FLAGS,
         calls=tuple(sorted(declarations)),
     )
 

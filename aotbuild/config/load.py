@@ -29,7 +29,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 RESERVED_NAMES = frozenset({"manifest", "profile", "graphs"})
 
 _PACKAGE_KEYS = tuple(f.name for f in fields(PackageConfig))
-_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "out", "cast")
+_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "fastmath", "out", "cast")
 #: Values of a graph's ``cast``.
 CASTS = ("no", "same_kind")
 
@@ -120,6 +120,15 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     nogil = table.get("nogil", False)
     if not isinstance(nogil, bool):
         raise where.error(f"expected true or false, got {nogil!r}", "nogil")
+    fastmath = table.get("fastmath", False)
+    if not isinstance(fastmath, bool):
+        raise where.error(f"expected true or false, got {fastmath!r}", "fastmath")
+    if fastmath and mode == "kernel":
+        raise where.error(
+            "fastmath = true is for traced graphs; a kernel keeps numba's own option: "
+            "decorate it with @njit(fastmath=True)",
+            "fastmath",
+        )
     out = table.get("out", False)
     if not isinstance(out, bool):
         raise where.error(f"expected true or false, got {out!r}", "out")
@@ -138,6 +147,7 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         signature_text=signature_text,
         mode=mode,
         nogil=nogil,
+        fastmath=fastmath,
         out=out,
         cast=cast,
     )

@@ -56,6 +56,10 @@ class GraphConfig:
     nogil: bool = False
     """Release the GIL while the compiled function runs."""
 
+    fastmath: bool = False
+    """Compile the graph's Ops with LLVM fast-math (reassociation, no NaN or infinity assumed):
+    faster reductions and chains, results no longer NumPy's to the bit."""
+
     out: bool = False
     """Accept ``out=``: an array (or a tuple, one per result) that receives the result."""
 

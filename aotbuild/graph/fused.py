@@ -47,3 +47,29 @@ class Fused(Op):
     def result_type(self, inputs: tuple[Result, ...]) -> Result:
         ndim = max((getattr(t, "ndim", 0) for t in inputs), default=0)
         return value_of(self.steps[-1].out_dtype, ndim)
+
+
+@dataclass(frozen=True)
+class FusedReduce(Op):
+    """A reduction of a fused elementwise value, computed element by element as it is reduced:
+    ``np.sum((x - y) ** 2)`` in one loop, without the temporary ``(x - y) ** 2``."""
+
+    kind: str
+    axes: tuple[int, ...]
+    keepdims: bool
+    out_dtype: str
+    steps: tuple[FusedStep, ...]
+    """The reduced value, as :class:`Fused`'s steps over this Op's inputs."""
+
+    @property
+    def name(self) -> str:
+        return self.kind
+
+    @property
+    def key(self) -> str:
+        reduce = f"{self.kind}, axes={list(self.axes)}, keepdims={self.keepdims}, ->{self.out_dtype}"
+        return f"FusedReduce({reduce}, {Fused(self.steps).key})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        ndim = max((getattr(t, "ndim", 0) for t in inputs), default=0)
+        return value_of(self.out_dtype, ndim if self.keepdims else ndim - len(self.axes))

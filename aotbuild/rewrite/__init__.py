@@ -3,6 +3,12 @@
 Each rewrite is a pass with a name, run in the fixed order of :data:`PASSES` (``aotbuild
 inspect --passes`` lists them). A pass takes a graph and returns an equivalent one; the graphs
 are immutable, so a pass builds new nodes and shares every node it leaves alone.
+
+Three rewrites need no pass. Common subexpressions: nodes are hash-consed, so ``a * b`` written
+twice is one node. Constant folding: tracing runs the function with NumPy, and an expression of
+constants never meets a tracer, so NumPy computes it (with NumPy's answer) before any node
+exists. Dead code: a graph is the nodes its outputs reach; a value computed and not used is
+never part of it.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from dataclasses import dataclass
 
 from ..graph import Graph
 from .fuse import fuse_graph
+from .simplify import simplify_graph
 
 
 @dataclass(frozen=True)
@@ -24,6 +31,11 @@ class Pass:
 
 
 PASSES: tuple[Pass, ...] = (
+    Pass(
+        "simplify",
+        "exact algebraic identities: x*1, x+0 for integers, -(-x), x**2 -> x*x (never x**0.5)",
+        simplify_graph,
+    ),
     Pass(
         "fuse-elementwise",
         "trees of elementwise Ops become one loop without temporaries (off: --no-fuse)",

@@ -10,6 +10,10 @@ step in its body. An elementwise node joins the Op that consumes it when
   once per element of the result instead of once per element of its own (scalar code such as
   ``np.log(sigma)`` stays a scalar Op computed once).
 
+A reduction of such a value (``np.sum((x - y) ** 2)``) becomes a :class:`FusedReduce`: the value
+is computed element by element as it is reduced, in the order the reduction reads it, so the
+sum — pairwise, as NumPy's — is the same as over the stored temporary.
+
 Each step computes what its original Op computed, in the same order and dtypes, so fused and
 unfused results are the same bit for bit; broadcasting errors are NumPy's, since the fused loop
 checks the broadcast of all inputs, which fails exactly when one of the steps' would.
@@ -20,9 +24,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from ..graph import Elementwise, Graph, Node
+from ..graph import Elementwise, Graph, Node, Reduce
 from ..graph.calls import Call
-from ..graph.fused import Fused, FusedStep
+from ..graph.fused import Fused, FusedReduce, FusedStep
 
 
 def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
@@ -34,7 +38,7 @@ def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
     absorbed = {
         id(item)
         for node in nodes
-        if isinstance(node.op, Elementwise)
+        if isinstance(node.op, (Elementwise, Reduce))
         for item in node.inputs
         if _joins(item, node, uses)
     }
@@ -44,6 +48,13 @@ def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
             continue  # computed inside its consumer's loop
         if isinstance(node.op, Elementwise) and any(id(item) in absorbed for item in node.inputs):
             rebuilt[id(node)] = _fused(node, absorbed, rebuilt)
+            continue
+        if isinstance(node.op, Reduce) and id(node.inputs[0]) in absorbed:
+            producer = _fused(node.inputs[0], absorbed, rebuilt)
+            assert isinstance(producer.op, Fused)
+            kind, axes, keepdims, dtype = node.op.kind, node.op.axes, node.op.keepdims, node.op.out_dtype
+            reduce = FusedReduce(kind, axes, keepdims, dtype, producer.op.steps)
+            rebuilt[id(node)] = Node.make(reduce, producer.inputs)
             continue
         op = node.op
         if isinstance(op, Call):
@@ -57,16 +68,15 @@ def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
 
 def _joins(item: Node, consumer: Node, uses: Counter[int]) -> bool:
     ndim = getattr(item.type, "ndim", 0)
-    return (
-        isinstance(item.op, Elementwise)
-        and uses[id(item)] == 1
-        and ndim > 0
-        and ndim == getattr(consumer.type, "ndim", 0)
-    )
+    if not (isinstance(item.op, Elementwise) and uses[id(item)] == 1 and ndim > 0):
+        return False
+    # A reduction reads its one input element by element: it is the input's shape by definition.
+    return isinstance(consumer.op, Reduce) or ndim == getattr(consumer.type, "ndim", 0)
 
 
 def _fused(root: Node, absorbed: set[int], rebuilt: dict[int, Node]) -> Node:
-    """The Fused node computing ``root`` and every node absorbed into it."""
+    """The Fused node computing ``root`` and every node absorbed into it (``root`` may itself be
+    absorbed, into a reduction)."""
     inputs: list[Node] = []
     input_index: dict[int, int] = {}
     steps: list[tuple[Node, tuple[tuple[str, int], ...]]] = []
@@ -74,7 +84,7 @@ def _fused(root: Node, absorbed: set[int], rebuilt: dict[int, Node]) -> Node:
 
     def visit(node: Node) -> tuple[str, int]:
         """("input", i) or ("step", j) for ``node``, adding what it needs, inputs first seen first."""
-        if id(node) in absorbed or node is root:
+        if node is root or id(node) in absorbed:
             if id(node) not in step_index:
                 args = tuple(visit(item) for item in node.inputs)
                 step_index[id(node)] = len(steps)

@@ -8,7 +8,7 @@ import aotbuild
 from aotbuild.config import GraphConfig
 from aotbuild.config.signature import parse_signature
 from aotbuild.graph import Argument, Elementwise, Graph, Node, Reduce
-from aotbuild.graph.fused import Fused
+from aotbuild.graph.fused import Fused, FusedReduce
 from aotbuild.rewrite import PASSES, rewrite
 from aotbuild.rewrite.fuse import fuse_graph
 from aotbuild.trace.operands import Operand
@@ -59,12 +59,20 @@ def test_lower_dimensional_and_scalar_values_are_computed_once() -> None:
     assert isinstance(logged.op, Elementwise) and logged.op.fn == "log"
 
 
-def test_reductions_bound_fusion() -> None:
+def test_reductions_take_in_their_producers() -> None:
     a, b = arg(0), arg(1)
     (out,) = fused(np.sum((a - b) * 2.0) + a * 3.0)
     assert isinstance(out.op, Fused) and [s.fn for s in out.op.steps] == ["multiply", "add"]
     total = out.inputs[0]
-    assert isinstance(total.op, Reduce) and isinstance(total.inputs[0].op, Fused)
+    assert isinstance(total.op, FusedReduce) and [s.fn for s in total.op.steps] == ["subtract", "multiply"]
+    assert total.op.kind == "sum" and total.inputs[:2] == (a.node, b.node)
+
+
+def test_a_stored_value_is_reduced_as_it_is() -> None:
+    a, b = arg(0), arg(1)
+    difference = a - b
+    total, kept = fused(np.sum(difference), difference)
+    assert isinstance(total.op, Reduce) and total.inputs[0] is kept
 
 
 def test_common_subexpressions_are_one_node_already() -> None:
@@ -83,11 +91,12 @@ def test_fusion_is_deterministic_and_structural() -> None:
 
 
 def test_passes_run_in_order_and_can_be_turned_off() -> None:
-    assert [step.name for step in PASSES] == ["fuse-elementwise"]
+    assert [step.name for step in PASSES] == ["simplify", "fuse-elementwise"]
     a, b = arg(0), arg(1)
     g = graph((a + b) * 2.0)
     assert isinstance(rewrite([g])[0].outputs[0].op, Fused)
-    assert rewrite([g], fuse=False)[0] is g
+    unfused = rewrite([g], fuse=False)[0].outputs[0]
+    assert unfused is g.outputs[0]  # nothing to simplify, and not fused
 
 
 def test_subgraphs_are_fused_inside() -> None:
