@@ -556,14 +556,14 @@ def findings(figures: dict) -> list[str]:
     transcendental = ("haversine", "softplus_logistic", "gelu")
 
     return [
-        "- **Reductions are slow, and not fused with their producers.** The `sum` Op adds in NumPy's "
-        "pairwise order by copying each element into a 128-element buffer, a loop the compiler does not "
-        f"vectorise: `plain_sum` runs at {over_host('numpy', 'plain_sum')} of NumPy's speed (NumPy ÷ "
-        f"host) and {over_host('numba', 'plain_sum')} of njit's naive loop. A reduction is also an Op "
-        "of its own, so the elementwise Op before it writes a temporary for the reduction to read "
-        "(`normal_logp`, `sum_of_squares`, `row_norms`, `distance_matrix`). That is where "
-        "`normal_logp` trails NumPy, and the float32 means over axes of `normalize_channels` and "
-        "`image_pipeline` (the same buffered loop) too.",
+        "- **Reductions trail NumPy's.** A `sum` adds in NumPy's pairwise order: each whole block of "
+        "128 elements of the innermost reduced axis is summed where it lies with eight interleaved "
+        "partial sums, the rest through a small buffer. NumPy's own pairwise loop is unrolled and "
+        f"vectorised further: `plain_sum` runs at {over_host('numpy', 'plain_sum')} of NumPy's speed "
+        f"(NumPy ÷ host) and {over_host('numba', 'plain_sum')} of njit's naive loop. A reduction "
+        "takes in the elementwise expression it reduces, so there is no temporary to write "
+        "(`normal_logp`, `sum_of_squares`, `row_norms`); where the reduced value is used twice "
+        "(`standardize_rows`, `softmax_rows`) it is stored once and reduced from memory.",
         "- **Transcendental functions dominate** `haversine`, `softplus_logistic` and `gelu`: each "
         "element calls the C library's `sin`/`cos`/`arcsin`, `exp`/`log1p` or `tanh` in turn. Fusion "
         "removes their temporaries (--no-fuse ÷ host "

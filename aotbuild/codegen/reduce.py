@@ -37,6 +37,8 @@ def _context(op: Reduce | FusedReduce, ndim: int) -> dict[str, object]:
         "reduced": reduced,
         "kept": kept,
         "indices": [f"i{axis}" for axis in range(ndim)],
+        # The index of an element of the innermost reduced axis at "{k}" (pairwise sums).
+        "run_index": ["{k}" if reduced and axis == reduced[-1] else f"i{axis}" for axis in range(ndim)],
         "first_index": first_index,
         "reduced_count": " * ".join(f"n{axis}" for axis in reduced) or "1",
         "out_index": out_index,
