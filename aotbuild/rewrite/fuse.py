@@ -4,8 +4,8 @@ Op by Op, ``np.sin((b - a) / 2) ** 2`` makes a temporary array per step and call
 step, as NumPy does. Fused, it is one loop over the result's shape with the scalar code of every
 step in its body. An elementwise node joins the Op that consumes it when
 
-* the consumer is elementwise too, and the node's only use in the graph (a value used twice, or
-  returned, is computed once and stored);
+* the consumer is elementwise too, and the node's only consumer in the graph (a value two Ops
+  use, or one that is returned, is computed once and stored; ``d * d`` has one consumer);
 * it has the consumer's dimensions: a value of fewer dimensions, broadcast up, would be computed
   once per element of the result instead of once per element of its own (scalar code such as
   ``np.log(sigma)`` stays a scalar Op computed once).
@@ -33,7 +33,8 @@ def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
     """``graph`` with its elementwise trees fused (subgraphs too, each once)."""
     done = {} if done is None else done
     nodes = graph.nodes()
-    uses: Counter[int] = Counter(id(item) for node in nodes for item in node.inputs)
+    # Uses by distinct consumers: ``d * d`` reads ``d`` twice but computes it once either way.
+    uses: Counter[int] = Counter(id(item) for node in nodes for item in set(node.inputs))
     uses.update(id(node) for node in graph.outputs)
     absorbed = {
         id(item)
