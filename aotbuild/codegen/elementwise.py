@@ -79,20 +79,36 @@ def render_elementwise(node: Node) -> OpModule:
     scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
     body, helpers = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs)
     title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {result}"
+    return _loop_module(node, slots, plan, ndim, op.fn, title, op.out_dtype, helpers, [], body)
+
+
+def _loop_module(
+    node: Node,
+    slots: list[Slot],
+    plan: Broadcast,
+    ndim: int,
+    name: str,
+    title: str,
+    out_dtype: str,
+    helpers: list[Helper],
+    statements: list[str],
+    body: str,
+) -> OpModule:
+    """The module of an elementwise loop: ``statements`` then ``out[...] = body`` at each index."""
     return template_op(
         "ops/elementwise.py.j2",
         node,
         slots,
-        name=op.fn,
+        name=name,
         title=title,
-        out_dtype=op.out_dtype,
+        out_dtype=out_dtype,
         helpers=helper_sources(helpers),
         ndim=ndim,
         extents=plan.extents,
         steps=plan.steps,
         indices=[f"i{d}" for d in range(ndim)],
         axis_sources=plan.axis_sources,
-        statements=[],
+        statements=statements,
         body=body,
     )
 
@@ -145,21 +161,10 @@ def render_fused(node: Node) -> OpModule:
     body = fused_body(op.steps, slots, plan.reads)
     fns = [step.fn for step in op.steps]
     title = f"fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}) -> {result}"
-    return template_op(
-        "ops/elementwise.py.j2",
-        node,
-        slots,
-        name="fused_" + "_".join(dict.fromkeys(fns))[:40],
-        title=title,
-        out_dtype=op.steps[-1].out_dtype,
-        helpers=helper_sources(body.helpers),
-        ndim=ndim,
-        extents=plan.extents,
-        steps=plan.steps,
-        indices=[f"i{d}" for d in range(ndim)],
-        axis_sources=plan.axis_sources,
-        statements=body.statements,
-        body=body.value,
+    name = "fused_" + "_".join(dict.fromkeys(fns))[:40]
+    out_dtype = op.steps[-1].out_dtype
+    return _loop_module(
+        node, slots, plan, ndim, name, title, out_dtype, body.helpers, body.statements, body.value
     )
 
 

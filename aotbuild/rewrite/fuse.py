@@ -27,6 +27,7 @@ from dataclasses import replace
 from ..graph import Elementwise, Graph, Node, Reduce
 from ..graph.calls import Call
 from ..graph.fused import Fused, FusedReduce, FusedStep
+from .calls import rewritten_call
 
 
 def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
@@ -59,10 +60,7 @@ def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
             continue
         op = node.op
         if isinstance(op, Call):
-            inner = done.get(op.key)
-            if inner is None:
-                inner = done[op.key] = fuse_graph(op.graph, done)
-            op = replace(op, graph=inner, rewritten=(*op.rewritten, "fuse-elementwise"))
+            op = rewritten_call(op, done, fuse_graph, "fuse-elementwise")
         rebuilt[id(node)] = Node.make(op, tuple(rebuilt[id(item)] for item in node.inputs))
     return replace(graph, outputs=tuple(rebuilt[id(node)] for node in graph.outputs))
 

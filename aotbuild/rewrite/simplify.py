@@ -23,6 +23,7 @@ import numpy as np
 
 from ..graph import Constant, Elementwise, Graph, Node
 from ..graph.calls import Call
+from .calls import rewritten_call
 
 
 def simplify_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
@@ -32,10 +33,7 @@ def simplify_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
     for node in graph.nodes():
         op = node.op
         if isinstance(op, Call):
-            inner = done.get(op.key)
-            if inner is None:
-                inner = done[op.key] = simplify_graph(op.graph, done)
-            op = replace(op, graph=inner, rewritten=(*op.rewritten, "simplify"))
+            op = rewritten_call(op, done, simplify_graph, "simplify")
         inputs = tuple(rebuilt[id(item)] for item in node.inputs)
         new = Node.make(op, inputs)
         if isinstance(op, Elementwise):
