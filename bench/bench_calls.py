@@ -47,7 +47,6 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,7 +55,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from common import PAGE, REPO, measured_by, write_section
+from common import PAGE, export_head, measured_by, python, write_section
 
 ARITIES = (1, 4, 8)
 KINDS = ("scalar", "array")
@@ -180,19 +179,6 @@ def graphs_toml() -> str:
             "",
         ]
     return "\n".join(lines)
-
-
-def export_head(folder: Path) -> str:
-    """``git archive HEAD`` unpacked into ``folder``; returns the commit's hash."""
-    commit = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=REPO, check=True, capture_output=True, text=True
-    ).stdout.strip()
-    folder.mkdir(parents=True)
-    archive = subprocess.Popen(["git", "archive", commit], cwd=REPO, stdout=subprocess.PIPE)
-    subprocess.run(["tar", "-x", "-C", str(folder)], stdin=archive.stdout, check=True)
-    if archive.wait() != 0:
-        raise RuntimeError("git archive failed")
-    return commit
 
 
 def build_pycc(project: Path, out: Path) -> list[str]:
@@ -426,17 +412,6 @@ def measure_memory(graph: str, project: Path, package_dir: Path) -> dict:
 
 
 # --- the run ------------------------------------------------------------------------------
-
-
-def python(arguments: list[str], env: dict[str, str]) -> str:
-    """Run this script (or ``-m``) in a new interpreter; its stdout (its stderr too if it fails)."""
-    result = subprocess.run(
-        [sys.executable, *arguments], capture_output=True, text=True, env={**os.environ, **env}
-    )
-    if result.returncode != 0:
-        sys.stderr.write(result.stderr)
-        result.check_returncode()
-    return result.stdout
 
 
 def measure_all(work: Path) -> dict:

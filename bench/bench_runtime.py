@@ -57,8 +57,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench_calls import export_head
-from common import BENCH, measured_by, microseconds, write_section
+from common import BENCH, export_head, measured_by, microseconds, python, write_section
 
 try:
     import tomllib
@@ -342,17 +341,6 @@ def serve(peer: str, work: Work) -> None:
 
 
 # --- the run ------------------------------------------------------------------------------
-
-
-def python(arguments: list[str], env: dict[str, str]) -> str:
-    """Run ``arguments`` in a new interpreter; its stdout (its stderr too if it fails)."""
-    result = subprocess.run(
-        [sys.executable, *arguments], capture_output=True, text=True, env={**os.environ, **env}
-    )
-    if result.returncode != 0:
-        sys.stderr.write(result.stderr)
-        result.check_returncode()
-    return result.stdout
 
 
 def build_all(work: Work) -> float:

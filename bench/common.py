@@ -193,3 +193,27 @@ def write_section(name: str, text: str) -> None:
     else:
         current = current.rstrip() + "\n\n" + block + "\n"
     path.write_text(current)
+
+
+def export_head(folder: Path) -> str:
+    """``git archive HEAD`` unpacked into ``folder``; returns the commit's hash."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    folder.mkdir(parents=True)
+    archive = subprocess.Popen(["git", "archive", commit], cwd=REPO, stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(folder)], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise RuntimeError("git archive failed")
+    return commit
+
+
+def python(arguments: list[str], env: dict[str, str]) -> str:
+    """Run ``arguments`` in a new interpreter; its stdout (its stderr too if it fails)."""
+    result = subprocess.run(
+        [sys.executable, *arguments], capture_output=True, text=True, env={**os.environ, **env}
+    )
+    if result.returncode != 0:
+        sys.stderr.write(result.stderr)
+        result.check_returncode()
+    return result.stdout
