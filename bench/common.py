@@ -209,9 +209,15 @@ def export_head(folder: Path) -> str:
 
 
 def python(arguments: list[str], env: dict[str, str]) -> str:
-    """Run ``arguments`` in a new interpreter; its stdout (its stderr too if it fails)."""
+    """Run ``arguments`` in a new interpreter; its stdout (its stderr too if it fails).
+
+    It runs in the first folder of ``env``'s PYTHONPATH (the exported commit): ``python -m``
+    puts the working folder before PYTHONPATH, and from the repository's root that would be the
+    checkout, uncommitted edits and all, not the commit being measured.
+    """
+    cwd = env.get("PYTHONPATH", "").split(os.pathsep)[0] or None
     result = subprocess.run(
-        [sys.executable, *arguments], capture_output=True, text=True, env={**os.environ, **env}
+        [sys.executable, *arguments], capture_output=True, text=True, env={**os.environ, **env}, cwd=cwd
     )
     if result.returncode != 0:
         sys.stderr.write(result.stderr)
