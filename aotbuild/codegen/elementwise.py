@@ -65,20 +65,24 @@ def helper_sources(helpers: list[Helper]) -> list[str]:
     ]
 
 
+def _loop_inputs(node: Node) -> tuple[list[Slot], Broadcast, int]:
+    """The inputs of ``node``'s loop, how they are read, and the loop's depth (the result's ndim)."""
+    ndim = node.type.ndim if isinstance(node.type, Array) else 0
+    slots = input_slots(node)
+    return slots, broadcast(slots, ndim), ndim
+
+
 def render_elementwise(node: Node) -> OpModule:
     op = node.op
     assert isinstance(op, Elementwise)
-    result = node.type
-    ndim = result.ndim if isinstance(result, Array) else 0
-    slots = input_slots(node)
-    plan = broadcast(slots, ndim)
+    slots, plan, ndim = _loop_inputs(node)
     loads = [
         load_expression(read, slot.dtype, dtype)
         for read, slot, dtype in zip(plan.reads, slots, op.in_dtypes, strict=True)
     ]
     scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
     body, helpers = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs)
-    title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {result}"
+    title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {node.type}"
     return _loop_module(node, slots, plan, ndim, op.fn, title, op.out_dtype, helpers, [], body)
 
 
@@ -154,13 +158,10 @@ def render_fused(node: Node) -> OpModule:
     """One loop for the whole tree (:func:`fused_body` in its body), the last value stored."""
     op = node.op
     assert isinstance(op, Fused)
-    result = node.type
-    ndim = result.ndim if isinstance(result, Array) else 0
-    slots = input_slots(node)
-    plan = broadcast(slots, ndim)
+    slots, plan, ndim = _loop_inputs(node)
     body = fused_body(op.steps, slots, plan.reads)
     fns = [step.fn for step in op.steps]
-    title = f"fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}) -> {result}"
+    title = f"fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}) -> {node.type}"
     name = "fused_" + "_".join(dict.fromkeys(fns))[:40]
     out_dtype = op.steps[-1].out_dtype
     return _loop_module(
