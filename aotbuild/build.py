@@ -22,6 +22,7 @@ from .codegen.plan import BuildPlan, make_plan
 from .config import ProjectConfig, display_path, load_config
 from .errors import CompileError, ConfigError
 from .files import exclusive_lock, write_if_changed
+from .interrupts import raise_if_interrupted
 from .progress import Progress
 from .rewrite import rewrite
 from .trace.driver import project_imports, trace_project
@@ -133,6 +134,7 @@ def _compile(
             found[module.symbol] = result.compiled
             timings.append(OpTiming(module.symbol, module.title, result.seconds))
             progress.op_compiled(f"{module.symbol}  {module.title}", result.seconds)
+            raise_if_interrupted()
     finally:
         results.close()
     timings.sort(key=lambda timing: (-timing.seconds, timing.symbol))
@@ -257,6 +259,7 @@ def _build_locked(
         for module in plan.modules:  # what `aotbuild inspect` shows; never imported
             write_text(staged / MODULES_FOLDER, module.filename, module.text)
         changed = not same_tree(staged, destination)
+        raise_if_interrupted()  # the last moment the old package can still be kept
         if changed:
             publish(staged, destination)
         else:

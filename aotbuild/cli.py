@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .config.model import TARGETS
 from .errors import AotBuildError, AotBuildWarning
+from .interrupts import remembered_interrupts
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -198,7 +199,7 @@ def _compile_command(args: argparse.Namespace) -> int:
 
     progress = Progress(verbose=args.verbose, quiet=args.quiet)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), remembered_interrupts():
             warnings.simplefilter("always", AotBuildWarning)
             warnings.showwarning = _show_warning
             result = build(
