@@ -72,7 +72,8 @@ def _loop_inputs(node: Node) -> tuple[list[Slot], Broadcast, int]:
     return slots, broadcast(slots, ndim), ndim
 
 
-def render_elementwise(node: Node) -> OpModule:
+def render_elementwise(node: Node, spare: bool = False) -> OpModule:
+    """``spare``: the Op takes a buffer to write into (see :mod:`aotbuild.codegen.buffers`)."""
     op = node.op
     assert isinstance(op, Elementwise)
     slots, plan, ndim = _loop_inputs(node)
@@ -83,7 +84,7 @@ def render_elementwise(node: Node) -> OpModule:
     scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
     body, helpers = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs)
     title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {node.type}"
-    return _loop_module(node, slots, plan, ndim, op.fn, title, op.out_dtype, helpers, [], body)
+    return _loop_module(node, slots, plan, ndim, op.fn, title, op.out_dtype, helpers, [], body, spare)
 
 
 def _loop_module(
@@ -97,14 +98,16 @@ def _loop_module(
     helpers: list[Helper],
     statements: list[str],
     body: str,
+    spare: bool,
 ) -> OpModule:
     """The module of an elementwise loop: ``statements`` then ``out[...] = body`` at each index."""
     return template_op(
         "ops/elementwise.py.j2",
         node,
         slots,
-        name=name,
-        title=title,
+        name=f"{name}_into" if spare else name,
+        title=f"{title}, into a dying input" if spare else title,
+        spare=spare,
         out_dtype=out_dtype,
         helpers=helper_sources(helpers),
         ndim=ndim,
@@ -154,8 +157,9 @@ def fused_body(steps: tuple[FusedStep, ...], slots: list[Slot], reads: list[str]
     return FusedBody(statements, value, helpers)
 
 
-def render_fused(node: Node) -> OpModule:
-    """One loop for the whole tree (:func:`fused_body` in its body), the last value stored."""
+def render_fused(node: Node, spare: bool = False) -> OpModule:
+    """One loop for the whole tree (:func:`fused_body` in its body), the last value stored;
+    ``spare`` as for :func:`render_elementwise`."""
     op = node.op
     assert isinstance(op, Fused)
     slots, plan, ndim = _loop_inputs(node)
@@ -165,7 +169,7 @@ def render_fused(node: Node) -> OpModule:
     name = "fused_" + "_".join(dict.fromkeys(fns))[:40]
     out_dtype = op.steps[-1].out_dtype
     return _loop_module(
-        node, slots, plan, ndim, name, title, out_dtype, body.helpers, body.statements, body.value
+        node, slots, plan, ndim, name, title, out_dtype, body.helpers, body.statements, body.value, spare
     )
 
 

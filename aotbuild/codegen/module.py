@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 from ..compile.compiler import CompileFlags
 from ..graph import Node
-from ..types import Signature
+from ..types import Signature, Value
 from .slots import Slot, constants, parameters
 from .templates import render
 
 #: Bump when generated code changes meaning without its text changing (part of cache keys).
-CODEGEN_VERSION = "3"
+CODEGEN_VERSION = "4"
 
 
 def make_symbol(name: str, text: str, function: str, signature: Signature, flags: CompileFlags) -> str:
@@ -70,7 +70,8 @@ def template_op(
     """An Op of a traced graph, rendered from ``templates/<template>``; its function is ``op``.
 
     The template gets ``params`` (the inputs passed at run time) and ``constants`` (the inputs
-    lifted into module scope) besides ``context``.
+    lifted into module scope) besides ``context``. With ``spare=True`` in it, ``op`` takes one more
+    parameter of the result's type, ``spare``: a buffer it may write its result into.
     """
     params = parameters(slots)
     text = render(
@@ -81,7 +82,10 @@ def template_op(
         constants=constants(slots),
         **context,
     )
-    signature = Signature(tuple(slot.type for slot in params), node.type)  # type: ignore[arg-type]
+    types: list[Value] = [slot.type for slot in params]
+    if context.get("spare") is True:
+        types.append(node.type)  # type: ignore[arg-type]
+    signature = Signature(tuple(types), node.type)
     return op_module(
         name=name, kind="op", title=title, text=text, function="op", signature=signature, flags=TRACED_FLAGS
     )

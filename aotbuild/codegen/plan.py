@@ -24,6 +24,7 @@ from ..graph.array_ops import (
 from ..graph.calls import Call, TupleItem
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
+from .buffers import spare_buffers
 from .elementwise import render_elementwise, render_fused
 from .indexing import (
     render_basic_index,
@@ -74,7 +75,7 @@ class _Planner:
         self.profile = profile
         self.timers: dict[int, Timer] = {}
         self.modules: dict[str, OpModule] = {}
-        self.by_node: dict[tuple[str, bool], OpModule] = {}
+        self.by_node: dict[tuple[str, bool, bool], OpModule] = {}
         self.kernels: dict[str, OpModule] = {}  # by kernel unit key
         # By Call key: a subgraph's entry depends on the subgraph, not on the call's inputs.
         self.subgraphs: dict[tuple[str, bool], OpModule] = {}
@@ -82,10 +83,11 @@ class _Planner:
     def add(self, module: OpModule) -> OpModule:
         return self.modules.setdefault(module.symbol, module)
 
-    def module_for(self, node: Node, fast: bool = False) -> OpModule:
+    def module_for(self, node: Node, fast: bool = False, spare: bool = False) -> OpModule:
         """The compiled Op computing ``node`` (rendered once per node key), with fast-math for
-        the Ops of ``fastmath = true`` graphs (kernels keep their own ``@njit`` options)."""
-        module = self.by_node.get((node.key, fast))
+        the Ops of ``fastmath = true`` graphs (kernels keep their own ``@njit`` options), taking a
+        buffer to write into with ``spare`` (see :mod:`aotbuild.codegen.buffers`)."""
+        module = self.by_node.get((node.key, fast, spare))
         if module is None:
             op = node.op
             if isinstance(op, Kernel):
@@ -98,13 +100,13 @@ class _Planner:
                     entry = _entry(op.graph, self, kind="subgraph", fast=fast)
                     module = self.subgraphs[(op.key, fast)] = self.add(entry)
             else:
-                rendered = _RENDERERS[type(op)](node)
+                rendered = _RENDERERS[type(op)](node, spare=True) if spare else _RENDERERS[type(op)](node)
                 module = self.add(with_flags(rendered, FASTMATH_FLAGS) if fast else rendered)
-            self.by_node[(node.key, fast)] = module
+            self.by_node[(node.key, fast, spare)] = module
         return module
 
 
-_RENDERERS: dict[type, Callable[[Node], OpModule]] = {
+_RENDERERS: dict[type, Callable[..., OpModule]] = {
     Elementwise: render_elementwise,
     Fused: render_fused,
     FusedReduce: render_fused_reduce,
@@ -135,6 +137,7 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph", fast: bool = Fa
     declarations: dict[str, dict[str, str]] = {}
     constants: list[dict[str, str]] = []
     statements: list[str] = []
+    spares = spare_buffers(graph)
 
     def fresh(prefix: str) -> str:
         index = 0
@@ -168,7 +171,8 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph", fast: bool = Fa
             names[node.key] = target = fresh("v")
             statements.append(f"{target} = {value(node.inputs[0])}[{op.index}]")
         else:
-            module = planner.module_for(node, fast)
+            spare = spares.get(node.key)
+            module = planner.module_for(node, fast, spare is not None)
             if module.symbol not in declarations:
                 declarations[module.symbol] = {
                     "name": fresh(f"{op.name}_"),
@@ -176,6 +180,8 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph", fast: bool = Fa
                     "title": module.title,
                 }
             args = [value(i) for i in node.inputs if not isinstance(i.op, Constant)]
+            if spare is not None:
+                args.append(value(spare))
             names[node.key] = target = fresh("v")
             callee = declarations[module.symbol]["name"]
             statement = f"{target} = {callee}({', '.join(args)})"

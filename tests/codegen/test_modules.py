@@ -29,6 +29,7 @@ def modules():
         "mean_axes": render_reduce(x.mean(axis=1, keepdims=True).node),
         "max_all": render_reduce(np.max(x).node),
         "where": render_elementwise(np.where(x > 0, x, y).node),
+        "multiply_into_spare": render_elementwise((x * y).node, spare=True),
     }
 
 
@@ -50,7 +51,14 @@ def test_symbols_follow_content() -> None:
     )
 
 
-@pytest.mark.parametrize("name", ["floor_divide_broadcast", "mean_axes"])
+def test_a_spare_buffer_is_one_more_parameter_of_the_result_type() -> None:
+    x, y = traced("float32", 2), traced("float64", 1, 1)
+    plain, into = render_elementwise((x * y).node), render_elementwise((x * y).node, spare=True)
+    assert into.symbol != plain.symbol
+    assert into.signature.args == plain.signature.args + (plain.signature.result,)
+
+
+@pytest.mark.parametrize("name", ["floor_divide_broadcast", "mean_axes", "multiply_into_spare"])
 def test_golden(name: str) -> None:
     text = modules()[name].text
     path = GOLDEN / f"{name}.py"

@@ -103,3 +103,37 @@ def heavy(x, rounds):
         for value in x:
             total += math.sin(value) * math.cos(value)
     return total
+
+
+# Memory planning: chains that fusion cannot merge, their steps separated by reductions (each
+# step's input dies at an elementwise Op) or by gathers (which read out of order: a new array).
+def _centred(x, steps):
+    y = np.exp(x)
+    for _ in range(steps):
+        y = y - y.sum() / y.size
+        y = y * (1.0 / (np.abs(y).max() + 1.0))
+    return y.sum()
+
+
+def _shuffled(x, order, steps):
+    y = np.exp(x)
+    for _ in range(steps):
+        y = y[order] * 0.5 + 1.0
+        y = y - y.mean()
+    return y.sum()
+
+
+def centred_4(x, order):
+    return _centred(x, 4)
+
+
+def centred_16(x, order):
+    return _centred(x, 16)
+
+
+def shuffled_4(x, order):
+    return _shuffled(x, order, 4)
+
+
+def shuffled_16(x, order):
+    return _shuffled(x, order, 16)

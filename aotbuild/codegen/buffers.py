@@ -1,0 +1,70 @@
+"""Memory planning: which elementwise Ops write their result into an input that dies with them.
+
+A chain of Ops that fusion cannot merge (steps separated by reductions or gathers) makes an array
+per step. numba frees each after its last use, so the chain's peak is already bounded, at two arrays:
+the step's input and its result. When an elementwise Op's input is a temporary that dies at that
+Op and has the Op's exact type, the Op writes into it instead (NumPy's temporary elision does the
+same): one array less to allocate and page in per step, and the chain's peak is one array. The
+Op compares the buffer's shape with its result's at run time (broadcasting can widen the result)
+and allocates as usual when they differ.
+
+Writing into a buffer is safe when nothing else can see it: it was made fresh by an Op of this
+graph (not an argument, a constant or an output of the graph) and no Op whose result may share
+its memory (a view, a kernel, a subgraph call) ever reads it. An elementwise loop reads an element
+before it writes the same element, so the buffer may be one of the loop's inputs.
+"""
+
+from __future__ import annotations
+
+from ..graph import Dim, Elementwise, Graph, Node, Reduce, Size
+from ..graph.array_ops import ArgSort, Gather, MaskSelect, Pack, Scan, SetGather, SetIndex, SetMask
+from ..graph.fused import Fused, FusedReduce
+from ..graph.linalg_ops import Einsum, MatMul
+from ..types import Array
+
+#: Ops whose array result is always a new allocation, and which keep no reference to their inputs.
+FRESH = (
+    Elementwise,
+    Fused,
+    Reduce,
+    FusedReduce,
+    Gather,
+    MaskSelect,
+    Pack,
+    Scan,
+    Einsum,
+    MatMul,
+    ArgSort,
+    SetIndex,
+    SetGather,
+    SetMask,
+)
+#: Ops that read an array's shape only.
+SHAPE_READERS = (Dim, Size)
+#: Ops that can write their result into a spare buffer (``spare=True`` in their renderers).
+TAKES_SPARE = (Elementwise, Fused)
+
+
+def spare_buffers(graph: Graph) -> dict[str, Node]:
+    """For each Op (by node key) that writes into a dying input, that input."""
+    order = graph.nodes()
+    position = {node.key: index for index, node in enumerate(order)}
+    last_use: dict[str, int] = {}
+    private: dict[str, bool] = {}
+    for node in order:
+        private[node.key] = isinstance(node.op, FRESH) and isinstance(node.type, Array)
+        for item in node.inputs:
+            last_use[item.key] = position[node.key]
+            if not isinstance(node.op, FRESH + SHAPE_READERS):
+                private[item.key] = False
+    for output in graph.outputs:
+        private[output.key] = False
+    spares: dict[str, Node] = {}
+    for node in order:
+        if not isinstance(node.op, TAKES_SPARE) or not isinstance(node.type, Array):
+            continue
+        for item in node.inputs:
+            if private[item.key] and item.type == node.type and last_use[item.key] == position[node.key]:
+                spares[node.key] = item
+                break
+    return spares

@@ -1,0 +1,66 @@
+"""Memory planning at run time: a long chain's peak temporary memory does not grow with its length.
+
+The runtime's byte counters (``_native._count_allocations``) measure every block compiled code
+allocates, so the peak is exact, not a guess from the process's memory.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from .conftest import PROJECTS, load_package
+
+N = 100_000
+ARRAY = 8 * N
+
+
+@pytest.fixture(scope="module")
+def package(runtime_build):
+    return load_package(runtime_build)
+
+
+@pytest.fixture(scope="module")
+def inputs() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7)
+    return rng.random(N), rng.permutation(N)
+
+
+def measured(package, name: str, inputs) -> tuple[float, float]:
+    """The call's result and its peak temporary memory, in arrays of N float64."""
+    native = package._native
+    native._count_allocations(True)
+    try:
+        before = native._allocations()
+        native._reset_peak()
+        result = getattr(package, name)(*inputs)
+        after = native._allocations()
+    finally:
+        native._count_allocations(False)
+    assert after["bytes_live"] == before["bytes_live"], "the call leaves nothing allocated"
+    return result, (after["bytes_peak"] - before["bytes_live"]) / ARRAY
+
+
+@pytest.mark.parametrize("chain", ["centred", "shuffled"])
+def test_peak_temporary_memory_is_independent_of_chain_length(package, inputs, chain: str) -> None:
+    _, short_peak = measured(package, f"{chain}_4", inputs)
+    _, long_peak = measured(package, f"{chain}_16", inputs)
+    assert long_peak == short_peak
+    assert long_peak < 3  # an array or two, whatever the length
+
+
+def test_elementwise_steps_write_into_the_temporary_they_consume(package, inputs) -> None:
+    """Steps separated by reductions reuse one buffer: a peak of one array (and the reductions'
+    scratch of a few hundred bytes); each step would otherwise hold its input and its result."""
+    _, peak = measured(package, "centred_16", inputs)
+    assert peak < 1.01
+
+
+@pytest.mark.parametrize("name", ["centred_4", "centred_16", "shuffled_4", "shuffled_16"])
+def test_results_written_in_place_are_numpys(package, inputs, name: str, monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(PROJECTS / "runtime"))
+    module = importlib.import_module("runtime_graphs")
+    result, _ = measured(package, name, inputs)
+    assert result == pytest.approx(getattr(module, name)(*inputs), rel=1e-12, abs=1e-9)
