@@ -31,39 +31,74 @@ import numpy as np
 import runtime_ext
 
 x, y = np.linspace(0.0, 1.0, 20_000), np.linspace(1.0, 2.0, 20_000)
+m = np.linspace(0.0, 1.0, 60_000).reshape(200, 300)
+m = m if {contiguous} else np.asfortranarray(m)
 printed = io.StringIO()
 started = time.perf_counter()
 with runtime_ext.profile(file=printed) as report:
     for _ in range(50):
         runtime_ext.summary(x, y)
+        runtime_ext.centred_rows(m)
 wall = time.perf_counter() - started
 print(json.dumps({{"rows": report.rows, "wall": wall, "table": printed.getvalue()}}))
 """
 
 
-def test_the_table_lists_every_op_and_adds_up_to_no_more_than_the_wall_time(profiled) -> None:
-    """In a process of its own: this session imports the runtime package built without timers."""
-    script = SCRIPT.format(folder=str(profiled.package_dir.parent))
+def reached(manifest: dict, entry: str) -> set[str]:
+    """The compiled Ops an entry calls, directly or not, and the entry itself."""
+    seen, stack = set(), [entry]
+    while stack:
+        symbol = stack.pop()
+        if symbol not in seen:
+            seen.add(symbol)
+            stack.extend(manifest["ops"][symbol]["calls"])
+    return seen
+
+
+def profiled_run(profiled, contiguous: bool) -> tuple[dict, dict]:
+    """In a process of its own (this session imports the runtime package built without timers):
+    what the profile saw, and the package's manifest."""
+    script = SCRIPT.format(folder=str(profiled.package_dir.parent), contiguous=contiguous)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout)
-    manifest = json.loads((profiled.package_dir / "manifest.json").read_text())
-    graph = manifest["graphs"]["summary"]
-    rows = {
+    return json.loads(done.stdout), json.loads((profiled.package_dir / "manifest.json").read_text())
+
+
+def rows_of(seen: dict, graph: str) -> dict[str, tuple[int, float]]:
+    return {
         symbol: (calls, seconds)
         for scope, symbol, _, calls, seconds in seen["rows"]
-        if scope == "graph summary"
+        if scope == f"graph {graph}"
     }
+
+
+def test_the_table_lists_every_op_and_adds_up_to_no_more_than_the_wall_time(profiled) -> None:
+    seen, manifest = profiled_run(profiled, contiguous=True)
+    graph = manifest["graphs"]["summary"]
+    rows = rows_of(seen, "summary")
+    ran = reached(manifest, graph["entry"]) - {graph["entry"]}
     assert set(rows) == set(graph["ops"]), "every Op of the graph, and the graph's own total"
     assert all(calls == 50 for calls, _ in rows.values())
     whole = rows[graph["entry"]][1]
     ops = sum(seconds for symbol, (_, seconds) in rows.items() if symbol != graph["entry"])
     assert 0 < ops <= whole <= seen["wall"]
     table = seen["table"]
-    assert table.startswith("graph summary: 50 call(s)")
-    for symbol in graph["ops"][:-1]:
+    assert any(line.startswith("graph summary: 50 call(s)") for line in table.splitlines())
+    for symbol in ran:
         assert manifest["ops"][symbol]["title"][:56] in table
     assert "share" in table and "%" in table
+
+
+@pytest.mark.parametrize("contiguous, variant", [(True, "contiguous_entry"), (False, "entry")])
+def test_each_call_runs_the_variant_its_arrays_allow(profiled, contiguous: bool, variant: str) -> None:
+    """A C-contiguous matrix runs the graph's contiguous variant, a Fortran-ordered one the graph
+    as declared: the Ops each calls are the ones the profile saw."""
+    seen, manifest = profiled_run(profiled, contiguous)
+    graph = manifest["graphs"]["centred_rows"]
+    assert graph["contiguous_entry"] is not None
+    ran = reached(manifest, graph[variant]) - {graph[variant]}
+    assert set(rows_of(seen, "centred_rows")) == ran | {graph["entry"]}  # and the graph's total
+    assert all(calls == 50 for calls, _ in rows_of(seen, "centred_rows").values())
 
 
 def test_without_the_flag_there_are_no_timers(runtime_build) -> None:
@@ -78,7 +113,8 @@ def test_without_the_flag_there_are_no_timers(runtime_build) -> None:
 
 
 def test_profiled_modules_time_each_op_call(profiled) -> None:
-    graph = json.loads((profiled.package_dir / "manifest.json").read_text())["graphs"]["summary"]
+    manifest = json.loads((profiled.package_dir / "manifest.json").read_text())
+    graph = manifest["graphs"]["summary"]
     text = (profiled.package_dir / "_modules" / f"{graph['entry']}.py").read_text()
-    calls = len(graph["ops"]) - 1  # every Op but the entry itself
+    calls = len(reached(manifest, graph["entry"])) - 1  # every Op but the entry itself
     assert text.count("_aot_t = _aot_clock()") == text.count("_aot_record(") == calls >= 2

@@ -56,7 +56,11 @@ class GraphPlan:
     graph: Graph
     entry: OpModule
     symbols: tuple[str, ...]
-    """Every compiled Op the graph reaches, in dependency order, its entry last."""
+    """Every compiled Op the graph reaches from its entries, in dependency order."""
+
+    contiguous: OpModule | None = None
+    """The entry of the graph's contiguous variant (``Graph.contiguous``), if it has one: the
+    package calls it when every any-layout array argument is C-contiguous."""
 
 
 @dataclass(frozen=True)
@@ -128,8 +132,11 @@ _RENDERERS: dict[type, Callable[..., OpModule]] = {
 }
 
 
-def _entry(graph: Graph, planner: _Planner, kind: str = "graph", fast: bool = False) -> OpModule:
-    """The module of a graph (or subgraph): its function calls each Op by declaration."""
+def _entry(
+    graph: Graph, planner: _Planner, kind: str = "graph", fast: bool = False, contiguous: bool = False
+) -> OpModule:
+    """The module of a graph (or subgraph, or a graph's ``contiguous`` variant): its function
+    calls each Op by declaration."""
     config = graph.config
     fast = fast or config.fastmath
     taken = set(graph.params)
@@ -200,9 +207,12 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph", fast: bool = Fa
 
     outputs = [output(node) for node in graph.outputs]
     result = tuple_text(outputs) if graph.returns_tuple else outputs[0]
+    role = "Graph" if kind == "graph" else "Subgraph"
+    subject = graph.name if kind == "graph" else config.function
+    variant = ", for C-contiguous arrays" if contiguous else ""
     text = render(
         "ops/graph.py.j2",
-        role="Graph" if kind == "graph" else "Subgraph",
+        role=role + variant,
         name=graph.name,
         signature=config.signature_text,
         codegen_version=CODEGEN_VERSION,
@@ -216,9 +226,9 @@ def _entry(graph: Graph, planner: _Planner, kind: str = "graph", fast: bool = Fa
         clock=CLOCK_DECLARATIONS if planner.profile and declarations else "",
     )
     return op_module(
-        name=f"{'graph' if kind == 'graph' else 'sub'}_{graph.name}",
+        name=f"{'graph' if kind == 'graph' else 'sub'}_{graph.name}{'_contiguous' if contiguous else ''}",
         kind=kind,
-        title=f"{kind} {graph.name if kind == 'graph' else config.function}: {config.signature_text}",
+        title=f"{kind} {subject}{variant}: {config.signature_text}",
         text=text,
         function=graph.name,
         signature=config.signature,
@@ -251,19 +261,23 @@ def make_plan(graphs: list[Graph], profile: bool = False) -> BuildPlan:
     planner = _Planner(profile)
     graph_entries = []
     for graph in graphs:
-        entry = _entry(graph, planner)
-        planner.add(entry)
-        graph_entries.append((graph, entry))
+        entry = planner.add(_entry(graph, planner))
+        variant = None
+        if graph.contiguous is not None:
+            variant = planner.add(_entry(graph.contiguous, planner, contiguous=True))
+        graph_entries.append((graph, entry, variant))
         if profile:
             scope = f"graph {graph.name}"
             total = Timer(timer_id(scope, entry.symbol), scope, entry.symbol, entry.title)
             planner.timers[total.id] = total
     ordered = dependency_order(planner.modules)
     plans = []
-    for graph, entry in graph_entries:
+    for graph, entry, variant in graph_entries:
         reached = _reachable(entry.symbol, planner.modules)
+        if variant is not None:
+            reached |= _reachable(variant.symbol, planner.modules)
         symbols = tuple(m.symbol for m in ordered if m.symbol in reached)
-        plans.append(GraphPlan(graph, entry, symbols))
+        plans.append(GraphPlan(graph, entry, symbols, variant))
     timers = tuple(sorted(planner.timers.values(), key=lambda timer: timer.id))
     return BuildPlan(tuple(ordered), tuple(plans), timers)
 

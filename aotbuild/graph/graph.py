@@ -23,6 +23,11 @@ class Graph:
     source: str = ""
     """Where the function is defined, relative to the project (``stats.py:12``), for help()."""
 
+    contiguous: Graph | None = None
+    """The same function traced with its any-layout matrices C-contiguous, if it has such
+    arguments (``Signature.contiguous`` says which and why): the package calls it when the
+    arrays passed are C-contiguous."""
+
     @property
     def name(self) -> str:
         return self.config.name

@@ -108,6 +108,8 @@ def graph_doc(plan: GraphPlan, linalg: bool = False) -> str:
         + (f", defined at {plan.graph.source}." if plan.graph.source else "."),
         f"Signature: {config.signature_text}",
     ]
+    if plan.contiguous is not None:
+        lines.append("When every array passed is C-contiguous, runs a variant compiled for such arrays.")
     if config.nogil:
         lines.append("Releases the GIL while it runs.")
     if config.out:
@@ -135,6 +137,8 @@ def _graph(plan: GraphPlan, linalg: bool, profile: bool) -> dict[str, object]:
         "name": config.name,
         "signature": config.signature_text,
         "adapter": plan.entry.symbol + ADAPTER_SUFFIX,
+        "contiguous_adapter": plan.contiguous.symbol + ADAPTER_SUFFIX if plan.contiguous else None,
+        "contiguity_checks": _contiguity_checks(plan),
         "params": params,
         "results": [_result(i, item) for i, item in enumerate(signature.results)],
         "returns": returns,
@@ -144,6 +148,19 @@ def _graph(plan: GraphPlan, linalg: bool, profile: bool) -> dict[str, object]:
         "linalg": linalg,
         "doc": _c_string(graph_doc(plan, linalg)),
     }
+
+
+def _contiguity_checks(plan: GraphPlan) -> list[dict[str, int]]:
+    """The arguments the contiguous variant declares C-contiguous and the graph does not."""
+    if plan.graph.contiguous is None:
+        return []
+    declared = plan.graph.config.signature.args
+    variant = plan.graph.contiguous.config.signature.args
+    return [
+        {"arg": index, "ndim": value.ndim}
+        for index, (value, fast) in enumerate(zip(declared, variant, strict=True))
+        if value != fast
+    ]
 
 
 def render_entry(

@@ -35,6 +35,7 @@ def render_loader(
                 "source": g.graph.source,
                 "mode": g.graph.config.mode,
                 "symbol": g.entry.symbol,
+                "contiguous_symbol": g.contiguous.symbol if g.contiguous else None,
                 "ops": g.symbols,
             }
             for g in plan.graphs

@@ -39,6 +39,7 @@ def build_manifest(
             "parameters": list(graph_plan.graph.params),
             "nogil": config.nogil,
             "entry": graph_plan.entry.symbol,
+            "contiguous_entry": graph_plan.contiguous.symbol if graph_plan.contiguous else None,
             "ops": list(graph_plan.symbols),
         }
     ops = {}

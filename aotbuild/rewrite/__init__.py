@@ -14,7 +14,7 @@ never part of it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..graph import Graph
 from .fuse import fuse_graph
@@ -52,5 +52,13 @@ def rewrite(graphs: list[Graph], *, fuse: bool = True) -> list[Graph]:
         if step.optional is not None and not enabled[step.optional]:
             continue
         done: dict[str, Graph] = {}  # subgraphs, rewritten once per pass
-        graphs = [step.run(graph, done) for graph in graphs]
+        graphs = [_run(step, graph, done) for graph in graphs]
     return graphs
+
+
+def _run(step: Pass, graph: Graph, done: dict[str, Graph]) -> Graph:
+    """One pass over a graph and over its contiguous variant, if it has one."""
+    rewritten = step.run(graph, done)
+    if graph.contiguous is None:
+        return rewritten
+    return replace(rewritten, contiguous=step.run(graph.contiguous, done))

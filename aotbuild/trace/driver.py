@@ -260,6 +260,10 @@ def trace_project(project: ProjectConfig) -> list[Graph]:
                 graph = kernel_graph(config, function, params, analyser, project)
             else:
                 graph = trace_graph(config, function, params, project)
+                contiguous = config.signature.contiguous()
+                if contiguous != config.signature:
+                    variant = replace(config, signature=contiguous, signature_text=str(contiguous))
+                    graph = replace(graph, contiguous=trace_graph(variant, function, params, project))
             graphs.append(replace(graph, source=source_location(function, project.root)))
     return graphs
 
