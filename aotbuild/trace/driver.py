@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import compile as _compile  # noqa: F401  (sets NUMBA_DISABLE_INTEL_SVML before user modules import numba)
 from ..config import GraphConfig, ProjectConfig, display_path
 from ..errors import AotBuildError, ConfigError, KernelError, TraceError
 from ..graph import Argument, Graph, Kernel, Node

@@ -1,0 +1,89 @@
+"""What ``build_aot`` does: build the package, check the wheel's requirements, place the files."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from .commands import AotBuildError, copy_package
+
+
+def build_for_wheel(
+    graphs: Path,
+    dist: Any,
+    *,
+    wheel_dir: Path | None,
+    work_dir: Path,
+    target: str | None,
+    jobs: int | None,
+) -> list[Path]:
+    """Build the package of ``graphs`` for a wheel (into ``wheel_dir``, its files returned) or,
+    with ``wheel_dir=None``, for an editable install: in place, where graphs.toml puts it."""
+    from ..build import build
+    from ..errors import AotBuildError as BuildFailed
+    from ..progress import Progress
+
+    try:
+        if wheel_dir is None:
+            result = build(graphs, target=target, jobs=jobs, progress=Progress())
+        else:
+            result = build(graphs, out_dir=str(work_dir), target=target, jobs=jobs, progress=Progress())
+    except BuildFailed as exc:
+        raise AotBuildError(f"aotbuild: error: {exc}") from None
+    manifest = json.loads((result.package_dir / "manifest.json").read_text())
+    check_requirements(dist, manifest, graphs)
+    if wheel_dir is None:
+        _map_for_editable_install(dist, result.package_dir, graphs)
+        return []
+    return copy_package(result.package_dir, wheel_dir)
+
+
+def _requirement_names(dist: Any) -> set[str]:
+    names = set()
+    for requirement in dist.install_requires or ():
+        match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", str(requirement))
+        if match:
+            names.add(re.sub(r"[-_.]+", "-", match.group(1)).lower())
+    return names
+
+
+def check_requirements(dist: Any, manifest: dict[str, Any], graphs: Path) -> None:
+    """The wheel runs on NumPy, and on SciPy's BLAS/LAPACK if a graph uses them: the project's
+    ``[project] dependencies`` must say so (a plugin cannot add to a static dependency list)."""
+    listed = _requirement_names(dist)
+    numpy = manifest["toolchain"]["numpy"]
+    if "numpy" not in listed:
+        raise AotBuildError(
+            f'aotbuild: error: the package needs NumPy at run time: add "numpy>={numpy.rsplit(".", 1)[0]}" '
+            "to [project] dependencies in pyproject.toml (it was built against NumPy "
+            f"{numpy})"
+        )
+    linalg = manifest["linalg"]["graphs"]
+    if linalg and "scipy" not in listed:
+        raise AotBuildError(
+            f"aotbuild: error: graph(s) {', '.join(linalg)} of {graphs.name} use BLAS/LAPACK, which "
+            'SciPy provides at run time: add "scipy" to [project] dependencies in pyproject.toml'
+        )
+
+
+def _map_for_editable_install(dist: Any, package_dir: Path, graphs: Path) -> None:
+    """setuptools' editable finder maps the distribution's packages to their folders: adding the
+    built package makes ``import <name>`` find it where it was built."""
+    root = Path.cwd().resolve()
+    folder = package_dir.resolve()
+    try:
+        relative = folder.relative_to(root).as_posix()
+    except ValueError:
+        relative = str(folder)
+    name = package_dir.name
+    dist.packages = [*(dist.packages or []), name] if name not in (dist.packages or []) else dist.packages
+    dist.package_dir = {**(dist.package_dir or {}), name: relative}
+    shown = graphs.resolve().relative_to(root) if graphs.resolve().is_relative_to(root) else graphs
+    print(
+        f"aotbuild: editable install: {name} is built in {relative}; after editing the graphs or "
+        f"their modules, rebuild it with `aotbuild compile {shown}`",
+        file=sys.stderr,
+    )
