@@ -205,6 +205,7 @@ def _build_locked(
     from .compile.target import resolve_target
     from .link.linalg import graphs_needing_linalg
     from .link.linker import link_extension
+    from .package.licences import NUMBA_LICENCE_FILE, numba_licence
     from .package.loader import render_exceptions, render_loader, render_profile, render_stub
     from .package.manifest import build_manifest, manifest_text
     from .package.writer import (
@@ -250,12 +251,13 @@ def _build_locked(
         progress.begin("package")
         manifest = build_manifest(project, plan, objects, linalg, cpu, native.name)
         write_text(staged, "manifest.json", manifest_text(manifest))
-        write_text(staged, "__init__.py", render_loader(project, plan, package.target, linalg))
+        write_text(staged, "__init__.py", render_loader(project, plan, cpu, linalg))
         write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
         write_text(staged, "_exceptions.py", render_exceptions(project))
         if profile:
             write_text(staged, "_profile.py", render_profile(project))
         write_text(staged, "py.typed", "")
+        write_text(staged, NUMBA_LICENCE_FILE, numba_licence())
         for module in plan.modules:  # what `aotbuild inspect` shows; never imported
             write_text(staged / MODULES_FOLDER, module.filename, module.text)
         changed = not same_tree(staged, destination)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -84,7 +85,14 @@ def test_the_wheel_is_tagged_for_this_platform_and_python(example_wheel: Path) -
     assert "Root-Is-Purelib: false" in wheel_info
     assert {name.split("/")[0] for name in names} == {"example_ext", "example_ext-0.1.0.dist-info"}
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    for name in ("__init__.py", "__init__.pyi", "manifest.json", "py.typed", f"_native{suffix}"):
+    for name in (
+        "__init__.py",
+        "__init__.pyi",
+        "manifest.json",
+        "py.typed",
+        "LICENSE.numba",
+        f"_native{suffix}",
+    ):
         assert f"example_ext/{name}" in names
     assert not [name for name in names if "/." in name], "no work folders in the wheel"
     assert "Requires-Dist: numpy>=2.0" in metadata_text
@@ -320,3 +328,45 @@ def test_the_same_sources_give_a_byte_identical_wheel(tmp_path: Path) -> None:
         first, second = (zipfile.ZipFile(io.BytesIO(data)) for data in wheels)
         differ = [n for n in first.namelist() if first.read(n) != second.read(n)]
         raise AssertionError(f"the wheels differ in {differ or 'their zip metadata'}")
+
+
+#: What a manylinux wheel's shared object may link against: the C library, libm, the dynamic
+#: loader, libgcc/libstdc++ (numba's runtime is C++), and nothing else.
+SYSTEM_LIBRARIES = re.compile(r"^(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+)\.so\.\d+$|^ld-linux")
+
+
+def native_from(wheel: Path, folder: Path) -> Path:
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.startswith("example_ext/_native")]
+        return Path(archive.extract(name, folder))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF shared objects")
+def test_the_shared_object_needs_only_libc_libm_and_python(example_wheel: Path, tmp_path: Path) -> None:
+    native = native_from(example_wheel, tmp_path)
+    listing = subprocess.run(
+        ["nm", "-D", "--undefined-only", str(native)], capture_output=True, text=True, check=True
+    ).stdout
+    foreign = []
+    for line in listing.splitlines():
+        kind, symbol = line.split()[-2:]
+        from_system = re.search(r"@(GLIBC|GLIBCXX|CXXABI|GCC)_[\d.]+$", symbol)
+        from_python = symbol.startswith(("Py", "_Py"))  # NumPy's C API comes through a capsule
+        if kind != "w" and not from_system and not from_python:
+            foreign.append(symbol)
+    assert foreign == []
+    dynamic = subprocess.run(
+        ["readelf", "-d", str(native)], capture_output=True, text=True, check=True
+    ).stdout
+    needed = re.findall(r"\(NEEDED\).*\[(.+)\]", dynamic)
+    assert needed and all(SYSTEM_LIBRARIES.match(library) for library in needed), needed
+    assert "RPATH" not in dynamic and "RUNPATH" not in dynamic
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="manylinux is Linux's")
+def test_auditwheel_finds_a_manylinux_policy(example_wheel: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "auditwheel", "show", str(example_wheel)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r'consistent with the\s+following platform tag: "manylinux_2_\d+_x86_64"', done.stdout)

@@ -33,3 +33,72 @@ def resolve_target(name: str) -> Target:
     if name == "generic":
         return Target(name, "generic", "")
     return Target(name, name, "")
+
+
+#: What each named x86-64 level requires, in NumPy's spelling of CPU features
+#: (``numpy._core._multiarray_umath.__cpu_features__``), which is how a package checks the CPU it
+#: is imported on with NumPy alone. The levels' other features (BMI1/2, LZCNT, MOVBE, CX16, ...)
+#: NumPy does not report; every CPU with the listed ones has them.
+LEVEL_FEATURES: dict[str, tuple[str, ...]] = {
+    "generic": (),
+    "x86-64": ("SSE", "SSE2"),
+    "x86-64-v2": ("SSE", "SSE2", "SSE3", "SSSE3", "SSE41", "SSE42", "POPCNT"),
+    "x86-64-v3": ("SSE", "SSE2", "SSE3", "SSSE3", "SSE41", "SSE42", "POPCNT", "AVX", "AVX2", "F16C", "FMA3"),
+    "x86-64-v4": (
+        "SSE",
+        "SSE2",
+        "SSE3",
+        "SSSE3",
+        "SSE41",
+        "SSE42",
+        "POPCNT",
+        "AVX",
+        "AVX2",
+        "F16C",
+        "FMA3",
+        "AVX512F",
+        "AVX512CD",
+        "AVX512BW",
+        "AVX512DQ",
+        "AVX512VL",
+    ),
+}
+
+#: LLVM's names of the host features NumPy reports, as NumPy spells them.
+_NUMPY_NAMES = {
+    "sse": "SSE",
+    "sse2": "SSE2",
+    "sse3": "SSE3",
+    "ssse3": "SSSE3",
+    "sse4.1": "SSE41",
+    "sse4.2": "SSE42",
+    "popcnt": "POPCNT",
+    "avx": "AVX",
+    "avx2": "AVX2",
+    "f16c": "F16C",
+    "fma": "FMA3",
+    "fma4": "FMA4",
+    "xop": "XOP",
+    "avx512f": "AVX512F",
+    "avx512cd": "AVX512CD",
+    "avx512bw": "AVX512BW",
+    "avx512dq": "AVX512DQ",
+    "avx512vl": "AVX512VL",
+    "avx512ifma": "AVX512IFMA",
+    "avx512vbmi": "AVX512VBMI",
+    "avx512vbmi2": "AVX512VBMI2",
+    "avx512bitalg": "AVX512BITALG",
+    "avx512vpopcntdq": "AVX512VPOPCNTDQ",
+    "avx512vnni": "AVX512VNNI",
+    "avx512fp16": "AVX512FP16",
+    "neon": "NEON",
+    "asimd": "ASIMD",
+}
+
+
+def required_features(target: Target) -> tuple[str, ...]:
+    """The CPU features code built for ``target`` may use that NumPy can check, sorted."""
+    if target.name == "host":
+        enabled = {flag[1:] for flag in target.features.split(",") if flag.startswith("+")}
+        return tuple(sorted(_NUMPY_NAMES[name] for name in enabled if name in _NUMPY_NAMES))
+    return tuple(sorted(LEVEL_FEATURES.get(target.name, ())))

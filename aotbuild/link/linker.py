@@ -19,7 +19,7 @@ from ..compile.compiler import CompiledObject
 from ..compile.keys import key_of, toolchain_key
 from ..compile.workers import default_jobs
 from ..errors import LinkError
-from ..files import atomic_write, write_if_changed
+from ..files import atomic_write, public_mode, write_if_changed
 from .entry import render_entry
 from .linalg import getters
 from .toolchain import Toolchain, numba_source_dir
@@ -150,6 +150,7 @@ def link_extension(
         atomic_write(output, linked.data)
         return LinkResult(output, len(linked.data), reused=True)
     toolchain.link(inputs, output)
+    output.chmod(public_mode())  # as when it comes from the cache: the same mode, the same wheel
     _check_undefined(output, objects)
     if cache is not None:
         cache.put(

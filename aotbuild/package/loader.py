@@ -9,15 +9,17 @@ import numpy as np
 
 from ..codegen.plan import BuildPlan
 from ..codegen.templates import render
+from ..compile.target import Target
 from ..config import ProjectConfig
 from ..link.entry import graph_doc
 from ..types import Array, NoneType, Result, Scalar, TupleOf, Value
 
 
 def render_loader(
-    project: ProjectConfig, plan: BuildPlan, target: str, linalg_graphs: Collection[str] = ()
+    project: ProjectConfig, plan: BuildPlan, target: Target, linalg_graphs: Collection[str] = ()
 ) -> str:
     from .. import __version__
+    from ..compile.target import required_features
 
     return render(
         "package/__init__.py.j2",
@@ -25,7 +27,9 @@ def render_loader(
         version=project.package.version,
         aotbuild_version=__version__,
         config_name=project.path.name,
-        target=target,
+        target=target.name,
+        cpu=target.cpu,
+        cpu_features=required_features(target),
         graphs=[g.graph.name for g in plan.graphs],
         described=[
             {

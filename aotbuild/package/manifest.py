@@ -27,6 +27,7 @@ def build_manifest(
     native: str,
 ) -> dict[str, Any]:
     from .. import __version__
+    from ..compile.target import required_features
 
     graphs = {}
     for graph_plan in plan.graphs:
@@ -63,7 +64,12 @@ def build_manifest(
         "format": MANIFEST_FORMAT,
         "package": {"name": project.package.name, "version": project.package.version},
         "aotbuild": {"version": __version__, "codegen": CODEGEN_VERSION},
-        "target": {"name": target.name, "cpu": target.cpu, "features": target.features},
+        "target": {
+            "name": target.name,
+            "cpu": target.cpu,
+            "features": target.features,
+            "requires": list(required_features(target)),
+        },
         "toolchain": toolchain_versions(),
         "graphs": graphs,
         "ops": ops,

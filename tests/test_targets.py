@@ -1,0 +1,111 @@
+"""CPU targets: a generic build holds no AVX instruction, an x86-64-v3 build does, and a package
+refuses at import a CPU that lacks what it was compiled for — with NumPy alone, no crash."""
+
+from __future__ import annotations
+
+import json
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aotbuild.build import BuildResult, build
+from aotbuild.progress import Progress
+
+from .conftest import write_project
+
+pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86-64 targets")
+
+GRAPHS = """
+[package]
+name = "targets_ext"
+
+[graphs.axpy]
+function = "model:axpy"
+signature = "float64[::1](float64, float64[::1], float64[::1])"
+"""
+
+MODEL = """
+import numpy as np
+
+
+def axpy(a, x, y):
+    return a * x + np.sqrt(y)
+"""
+
+#: AVX and later: VEX/EVEX-encoded instructions name ymm/zmm registers or start with "v".
+AVX = re.compile(r"%[yz]mm\d+|\t(v[a-z0-9]+)\s")
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BuildResult]:
+    project = write_project(tmp_path_factory.mktemp("targets"), GRAPHS, {"model.py": MODEL})
+    return {
+        target: build(
+            project, out_dir=str(project.parent / target), target=target, progress=Progress(quiet=True)
+        )
+        for target in ("generic", "x86-64-v3")
+    }
+
+
+def avx_instructions(native: Path) -> list[str]:
+    listing = subprocess.run(
+        ["objdump", "-d", str(native)], capture_output=True, text=True, check=True
+    ).stdout
+    return [line.strip() for line in listing.splitlines() if AVX.search(line)]
+
+
+def test_a_generic_build_has_no_avx_and_a_v3_build_has(builds: dict[str, BuildResult]) -> None:
+    assert avx_instructions(builds["generic"].native) == []
+    found = avx_instructions(builds["x86-64-v3"].native)
+    assert any("%ymm" in line for line in found), "the v3 loop is vectorised with 256-bit registers"
+
+
+def test_the_manifest_records_the_target_and_its_features(builds: dict[str, BuildResult]) -> None:
+    generic = json.loads((builds["generic"].package_dir / "manifest.json").read_text())["target"]
+    v3 = json.loads((builds["x86-64-v3"].package_dir / "manifest.json").read_text())["target"]
+    assert generic == {"name": "generic", "cpu": "generic", "features": "", "requires": []}
+    assert v3["cpu"] == "x86-64-v3" and {"AVX", "AVX2", "FMA3", "F16C"} <= set(v3["requires"])
+
+
+IMPORT = """
+import sys
+sys.path.insert(0, {folder!r})
+from numpy._core._multiarray_umath import __cpu_features__
+for name in {lacking!r}:
+    __cpu_features__[name] = False  # as if this CPU had not got it
+try:
+    import targets_ext
+except ImportError as exc:
+    print("ImportError:", exc)
+else:
+    import numpy as np
+    print("ok", targets_ext.axpy(2.0, np.ones(3), np.full(3, 4.0)).tolist())
+"""
+
+
+def imported(result: BuildResult, lacking: tuple[str, ...]) -> str:
+    script = IMPORT.format(folder=str(result.package_dir.parent), lacking=lacking)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_cpu_without_the_targets_features_gets_an_import_error(builds: dict[str, BuildResult]) -> None:
+    assert imported(builds["x86-64-v3"], ("AVX2", "FMA3")) == (
+        "ImportError: targets_ext was built for the x86-64-v3 CPU target (x86-64-v3) and this CPU "
+        'lacks AVX2, FMA3: rebuild it with target = "generic" (or a target this CPU has) to run here'
+    )
+    assert imported(builds["generic"], ("AVX", "AVX2", "FMA3", "SSE3")) == "ok [4.0, 4.0, 4.0]"
+
+
+def test_this_cpu_runs_what_it_supports(builds: dict[str, BuildResult]) -> None:
+    from numpy._core._multiarray_umath import __cpu_features__
+
+    v3 = json.loads((builds["x86-64-v3"].package_dir / "manifest.json").read_text())["target"]["requires"]
+    missing = [name for name in v3 if not __cpu_features__.get(name, True)]
+    expected = "ok [4.0, 4.0, 4.0]" if not missing else "ImportError: targets_ext was built for the x86-64-v3"
+    assert imported(builds["x86-64-v3"], ()).startswith(expected)
