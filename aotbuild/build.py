@@ -12,6 +12,7 @@ sharing a cache, run side by side.
 from __future__ import annotations
 
 import sysconfig
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -154,7 +155,7 @@ def build(
     path: str | Path,
     *,
     out_dir: str | None = None,
-    target: str | None = None,
+    target: str | Sequence[str] | None = None,
     progress: Progress | None = None,
     jobs: int | None = None,
     executor: str | None = None,
@@ -204,7 +205,7 @@ def _build_locked(
 ) -> BuildResult:
     from .compile.target import resolve_target
     from .link.linalg import graphs_needing_linalg
-    from .link.linker import link_extension
+    from .link.linker import link_extension, native_module
     from .package.licences import NUMBA_LICENCE_FILE, numba_licence
     from .package.loader import render_exceptions, render_loader, render_profile, render_stub
     from .package.manifest import build_manifest, manifest_text
@@ -231,27 +232,43 @@ def _build_locked(
         _write_modules(plan, modules_dir)
         progress.end(f"{len(plan.modules)} module(s) in {display_path(modules_dir)}")
 
-        progress.begin("compile")
-        cpu = resolve_target(package.target)
-        objects, timings = _compile(plan, project, cpu, modules_dir, cache, progress, jobs, executor)
-        compiled = len(timings)
-        progress.end(f"{compiled} object(s) compiled, {len(plan.modules) - compiled} from cache")
+        cpus = [resolve_target(name) for name in package.targets]
+        objects_for: dict[str, dict[str, CompiledObject]] = {}
+        timings: list[OpTiming] = []
+        for cpu in cpus:
+            progress.begin("compile")
+            objects, compiled_now = _compile(plan, project, cpu, modules_dir, cache, progress, jobs, executor)
+            objects_for[cpu.name] = objects
+            timings += compiled_now
+            for_target = f" for {cpu.name}" if len(cpus) > 1 else ""
+            progress.end(
+                f"{len(compiled_now)} object(s) compiled, {len(plan.modules) - len(compiled_now)} "
+                f"from cache{for_target}"
+            )
+    timings.sort(key=lambda timing: (-timing.seconds, timing.symbol))
+    objects = objects_for[cpus[0].name]
     linalg = graphs_needing_linalg(plan, objects)
 
     destination = project.out_dir / package.name
     remove_leftovers(destination)
     staged = staging_dir(destination)
     try:
-        progress.begin("link")
-        native = staged / f"_native{sysconfig.get_config_var('EXT_SUFFIX')}"
-        linked = link_extension(package.name, plan, objects, linalg, work, native, cache)
-        how = "the same objects were linked before: taken from the cache" if linked.reused else "linked"
-        progress.end(f"{native.name} ({linked.size / 1024:.0f} KB; {how})")
+        natives: list[tuple[Target, str]] = []
+        reused = True
+        for index, cpu in enumerate(cpus):
+            progress.begin("link")
+            suffix = sysconfig.get_config_var("EXT_SUFFIX")
+            native = staged / f"{native_module(cpu.name, first=index == 0)}{suffix}"
+            linked = link_extension(package.name, plan, objects_for[cpu.name], linalg, work, native, cache)
+            how = "the same objects were linked before: taken from the cache" if linked.reused else "linked"
+            progress.end(f"{native.name} ({linked.size / 1024:.0f} KB; {how})")
+            natives.append((cpu, native.name))
+            reused = reused and linked.reused
 
         progress.begin("package")
-        manifest = build_manifest(project, plan, objects, linalg, cpu, native.name)
+        manifest = build_manifest(project, plan, objects, linalg, natives)
         write_text(staged, "manifest.json", manifest_text(manifest))
-        write_text(staged, "__init__.py", render_loader(project, plan, cpu, linalg))
+        write_text(staged, "__init__.py", render_loader(project, plan, natives, linalg))
         write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
         write_text(staged, "_exceptions.py", render_exceptions(project))
         if profile:
@@ -274,10 +291,10 @@ def _build_locked(
     return BuildResult(
         project=project,
         package_dir=destination,
-        native=destination / native.name,
-        native_size=linked.size,
+        native=destination / natives[0][1],
+        native_size=(destination / natives[0][1]).stat().st_size,
         modules=len(plan.modules),
-        linked=not linked.reused,
+        linked=not reused,
         changed=changed,
         timings=tuple(timings),
         seconds=progress.total,

@@ -4,10 +4,12 @@ refuses at import a CPU that lacks what it was compiled for — with NumPy alone
 from __future__ import annotations
 
 import json
+import os
 import platform
 import re
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -73,6 +75,7 @@ def test_the_manifest_records_the_target_and_its_features(builds: dict[str, Buil
 
 IMPORT = """
 import sys
+import sysconfig
 sys.path.insert(0, {folder!r})
 from numpy._core._multiarray_umath import __cpu_features__
 for name in {lacking!r}:
@@ -109,3 +112,64 @@ def test_this_cpu_runs_what_it_supports(builds: dict[str, BuildResult]) -> None:
     missing = [name for name in v3 if not __cpu_features__.get(name, True)]
     expected = "ok [4.0, 4.0, 4.0]" if not missing else "ImportError: targets_ext was built for the x86-64-v3"
     assert imported(builds["x86-64-v3"], ()).startswith(expected)
+
+
+MULTI = GRAPHS.replace('name = "targets_ext"', 'name = "multi_ext"\ntarget = ["generic", "x86-64-v3"]')
+
+PICK = """
+import os, sys
+sys.path.insert(0, {folder!r})
+from numpy._core._multiarray_umath import __cpu_features__
+for name in {lacking!r}:
+    __cpu_features__[name] = False
+try:
+    import multi_ext
+except ImportError as exc:
+    print("ImportError:", exc)
+else:
+    import numpy as np
+    print(multi_ext._native.__name__, multi_ext.axpy(2.0, np.ones(3), np.full(3, 4.0)).tolist())
+"""
+
+
+@pytest.fixture(scope="module")
+def multi(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    project = write_project(tmp_path_factory.mktemp("multi"), MULTI, {"model.py": MODEL})
+    return build(project, out_dir=str(project.parent / "out"), progress=Progress(quiet=True))
+
+
+def picked(result: BuildResult, lacking: tuple[str, ...] = (), target: str | None = None) -> str:
+    script = PICK.format(folder=str(result.package_dir.parent), lacking=lacking)
+    env = {name: value for name, value in os.environ.items() if name != "AOTBUILD_TARGET"}
+    if target is not None:
+        env["AOTBUILD_TARGET"] = target
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_several_targets_give_one_shared_object_each(multi: BuildResult) -> None:
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    manifest = json.loads((multi.package_dir / "manifest.json").read_text())
+    assert [(t["name"], t["native"]) for t in manifest["targets"]] == [
+        ("generic", f"_native{suffix}"),
+        ("x86-64-v3", f"_native_x86_64_v3{suffix}"),
+    ]
+    assert avx_instructions(multi.package_dir / f"_native{suffix}") == []
+    assert any("%ymm" in line for line in avx_instructions(multi.package_dir / f"_native_x86_64_v3{suffix}"))
+
+
+def test_the_loader_picks_the_best_target_the_cpu_runs(multi: BuildResult) -> None:
+    from numpy._core._multiarray_umath import __cpu_features__
+
+    has_v3 = all(__cpu_features__.get(name, True) for name in ("AVX", "AVX2", "FMA3", "F16C"))
+    best = "multi_ext._native_x86_64_v3" if has_v3 else "multi_ext._native"
+    assert picked(multi) == f"{best} [4.0, 4.0, 4.0]"
+    assert picked(multi, lacking=("AVX2",)) == "multi_ext._native [4.0, 4.0, 4.0]"
+    assert picked(multi, target="generic") == "multi_ext._native [4.0, 4.0, 4.0]"
+    assert picked(multi, lacking=("FMA3",), target="x86-64-v3").startswith(
+        "ImportError: multi_ext was built for the x86-64-v3 CPU target (x86-64-v3) and this CPU lacks FMA3"
+    )
+    assert picked(multi, target="x86-64-v4") == (
+        "ImportError: multi_ext: AOTBUILD_TARGET='x86-64-v4' is not one of its targets (x86-64-v3, generic)"
+    )

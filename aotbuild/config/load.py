@@ -10,8 +10,8 @@ from __future__ import annotations
 import difflib
 import keyword
 import sys
-from collections.abc import Mapping
-from dataclasses import fields, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 #: Attributes of every generated package; graphs may not shadow them.
 RESERVED_NAMES = frozenset({"manifest", "profile", "graphs"})
 
-_PACKAGE_KEYS = tuple(f.name for f in fields(PackageConfig))
+_PACKAGE_KEYS = ("name", "version", "target", "out_dir")
 _GRAPH_KEYS = ("function", "signature", "mode", "nogil", "fastmath", "out", "cast")
 #: Values of a graph's ``cast``.
 CASTS = ("no", "same_kind")
@@ -87,11 +87,28 @@ def _package(table: Any, path: Path) -> PackageConfig:
     _check_keys(table, _PACKAGE_KEYS, where)
     name = _identifier(_string(table, "name", where), "package name", where, "name")
     version = _string(table, "version", where, PackageConfig.version)
-    target = _string(table, "target", where, PackageConfig.target)
-    if target not in TARGETS:
-        raise where.error(f"unknown target {target!r} (expected one of: {', '.join(TARGETS)})", "target")
+    targets = _targets(table, where)
     out_dir = _string(table, "out_dir", where, PackageConfig.out_dir)
-    return PackageConfig(name=name, version=version, target=target, out_dir=out_dir)
+    return PackageConfig(
+        name=name, version=version, target=targets[0], out_dir=out_dir, extra_targets=targets[1:]
+    )
+
+
+def _targets(table: Mapping[str, Any], where: _Where) -> tuple[str, ...]:
+    """``target = "x86-64-v3"``, or several: ``target = ["generic", "x86-64-v3"]``."""
+    value = table.get("target", PackageConfig.target)
+    names = value if isinstance(value, list) else [value]
+    if not names:
+        raise where.error("expected a target name or a non-empty list of them", "target")
+    for name in names:
+        if not isinstance(name, str):
+            raise where.error(f"expected a target name, got {type(name).__name__} {name!r}", "target")
+        if name not in TARGETS:
+            raise where.error(f"unknown target {name!r} (expected one of: {', '.join(TARGETS)})", "target")
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise where.error(f"{', '.join(repeated)} listed twice", "target")
+    return tuple(names)
 
 
 def _graph(name: str, table: Any, path: Path) -> GraphConfig:
@@ -153,8 +170,11 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     )
 
 
-def load_config(path: str | Path, *, out_dir: str | None = None, target: str | None = None) -> ProjectConfig:
-    """Read ``path``; ``out_dir`` and ``target`` (from the command line) override the file."""
+def load_config(
+    path: str | Path, *, out_dir: str | None = None, target: str | Sequence[str] | None = None
+) -> ProjectConfig:
+    """Read ``path``; ``out_dir`` and ``target`` (from the command line, or ``[tool.aotbuild]``:
+    one target or several) override the file."""
     path = Path(path)
     if path.is_dir():
         path = path / "graphs.toml"
@@ -176,9 +196,13 @@ def load_config(path: str | Path, *, out_dir: str | None = None, target: str | N
         raise ConfigError(f"{display_path(path)}: missing required table [package]")
     package = _package(data["package"], path)
     if target is not None:
-        if target not in TARGETS:
-            raise ConfigError(f"--target: unknown target {target!r} (expected one of: {', '.join(TARGETS)})")
-        package = replace(package, target=target)
+        names = (target,) if isinstance(target, str) else tuple(target)
+        unknown = [name for name in names if name not in TARGETS]
+        if unknown or not names:
+            raise ConfigError(
+                f"--target: unknown target {(unknown or [''])[0]!r} (expected one of: {', '.join(TARGETS)})"
+            )
+        package = replace(package, target=names[0], extra_targets=names[1:])
     if out_dir is not None:
         package = replace(package, out_dir=out_dir)
 

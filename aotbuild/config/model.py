@@ -28,10 +28,19 @@ class PackageConfig:
     """Version recorded in the package (``__version__``) and its manifest."""
 
     target: str = "generic"
-    """CPU to compile for: ``generic`` (portable, default), ``host``, or ``x86-64-v2/v3/v4``."""
+    """CPU to compile for: ``generic`` (portable, default), ``host``, or ``x86-64-v2/v3/v4``; with
+    ``target = [...]``, the first listed."""
 
     out_dir: str = "build"
     """Where the package is written, relative to the folder of ``graphs.toml``."""
+
+    extra_targets: tuple[str, ...] = ()
+    """The other targets of ``target = [...]``: each gets its own shared object in the package,
+    and the loader picks the best one the CPU runs."""
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return (self.target, *self.extra_targets)
 
 
 @dataclass(frozen=True)

@@ -164,10 +164,15 @@ def _contiguity_checks(plan: GraphPlan) -> list[dict[str, int]]:
 
 
 def render_entry(
-    package: str, plan: BuildPlan, linalg_graphs: Collection[str] = (), environments: Collection[str] = ()
+    package: str,
+    plan: BuildPlan,
+    linalg_graphs: Collection[str] = (),
+    environments: Collection[str] = (),
+    module: str = "_native",
 ) -> dict[str, str]:
-    """The C sources of ``_native``, by file name: the module (``_native.c``) and one file per
-    graph (``graph_<name>.c``), so a changed graph recompiles its own file and the module only.
+    """The C sources of the extension module ``module`` (``_native``, or ``_native_x86_64_v3``
+    for one target of several), by file name: the module (``_native.c``) and one file per graph
+    (``graph_<name>.c``), so a changed graph recompiles its own file and the module only.
     ``linalg_graphs`` resolve BLAS/LAPACK on their first call; ``environments`` are the Ops'
     environment pointers (``<symbol>.env``) the module fills when it loads."""
     graphs = [_graph(graph, graph.graph.name in linalg_graphs, bool(plan.timers)) for graph in plan.graphs]
@@ -176,6 +181,7 @@ def render_entry(
         "_native.c": render(
             "native/entry.c.j2",
             package=package,
+            module=module,
             codegen_version=CODEGEN_VERSION,
             graphs=graphs,
             symbols=symbols,

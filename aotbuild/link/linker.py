@@ -101,6 +101,12 @@ def undefined_symbols(path: Path) -> list[str] | None:
     return names
 
 
+def native_module(target: str, first: bool) -> str:
+    """The extension module of a package's shared object for ``target``: ``_native`` for the
+    first (or only) target, ``_native_<target>`` for the others (``_native_x86_64_v3``)."""
+    return "_native" if first else "_native_" + re.sub(r"[^0-9A-Za-z]", "_", target)
+
+
 def link_extension(
     package: str,
     plan: BuildPlan,
@@ -125,7 +131,8 @@ def link_extension(
         for name in objects[m.symbol].defined
         if name == f"{m.symbol}.env" or name.startswith(f"{m.symbol}.env.")
     ]
-    rendered = render_entry(package, plan, linalg_graphs, environments)
+    extension = output.name.partition(".")[0]  # the module's name: its file's, before the suffix
+    rendered = render_entry(package, plan, linalg_graphs, environments, extension)
     sources = {name: text.encode() for name, text in rendered.items()}
     _write_sources(work_dir / "c", sources)  # to read; compiled from the cache
     runtime = _runtime_sources()

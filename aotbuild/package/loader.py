@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -16,10 +16,29 @@ from ..types import Array, NoneType, Result, Scalar, TupleOf, Value
 
 
 def render_loader(
-    project: ProjectConfig, plan: BuildPlan, target: Target, linalg_graphs: Collection[str] = ()
+    project: ProjectConfig,
+    plan: BuildPlan,
+    natives: Sequence[tuple[Target, str]],
+    linalg_graphs: Collection[str] = (),
 ) -> str:
+    """The package's ``__init__.py``; ``natives``: each target and its shared object's file name
+    (the first the default)."""
     from .. import __version__
     from ..compile.target import required_features
+
+    # Most demanding first: the loader takes the first target the CPU runs.
+    choices = sorted(
+        (
+            {
+                "module": native.partition(".")[0],
+                "name": target.name,
+                "cpu": target.cpu,
+                "requires": required_features(target),
+            }
+            for target, native in natives
+        ),
+        key=lambda choice: -len(choice["requires"]),
+    )
 
     return render(
         "package/__init__.py.j2",
@@ -27,9 +46,8 @@ def render_loader(
         version=project.package.version,
         aotbuild_version=__version__,
         config_name=project.path.name,
-        target=target.name,
-        cpu=target.cpu,
-        cpu_features=required_features(target),
+        target=", ".join(target.name for target, _ in natives),
+        natives=choices,
         graphs=[g.graph.name for g in plan.graphs],
         described=[
             {

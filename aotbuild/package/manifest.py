@@ -23,11 +23,11 @@ def build_manifest(
     plan: BuildPlan,
     objects: Mapping[str, CompiledObject],
     linalg_graphs: Sequence[str],
-    target: Target,
-    native: str,
+    natives: Sequence[tuple[Target, str]],
 ) -> dict[str, Any]:
+    """The build record. ``natives``: each target and its shared object's file name, the first
+    the one ``target``, ``native`` and the Ops' ``object_sha256`` describe."""
     from .. import __version__
-    from ..compile.target import required_features
 
     graphs = {}
     for graph_plan in plan.graphs:
@@ -64,22 +64,29 @@ def build_manifest(
         "format": MANIFEST_FORMAT,
         "package": {"name": project.package.name, "version": project.package.version},
         "aotbuild": {"version": __version__, "codegen": CODEGEN_VERSION},
-        "target": {
-            "name": target.name,
-            "cpu": target.cpu,
-            "features": target.features,
-            "requires": list(required_features(target)),
-        },
+        "target": _target(natives[0][0]),
+        "targets": [{**_target(target), "native": native} for target, native in natives],
         "toolchain": toolchain_versions(),
         "graphs": graphs,
         "ops": ops,
         "order": [module.symbol for module in plan.modules],
         "profile": bool(plan.timers),
-        "native": native,
+        "native": natives[0][1],
         "linalg": {
             "graphs": list(linalg_graphs),
             "provider": ", ".join(PROVIDERS) if linalg_graphs else None,
         },
+    }
+
+
+def _target(target: Target) -> dict[str, Any]:
+    from ..compile.target import required_features
+
+    return {
+        "name": target.name,
+        "cpu": target.cpu,
+        "features": target.features,
+        "requires": list(required_features(target)),
     }
 
 

@@ -94,7 +94,7 @@ class BuildAot(Command):
         self.build_lib: str | None = None
         self.build_temp: str | None = None
         self.editable_mode = False
-        self.target: str | None = None
+        self.target: str | tuple[str, ...] | None = None
         self.jobs: int | str | None = None
 
     def finalize_options(self) -> None:

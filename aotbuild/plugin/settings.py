@@ -28,8 +28,9 @@ class PluginSettings:
     graphs: Path
     """The project's graphs.toml (``graphs = "graphs.toml"``, relative to pyproject.toml)."""
 
-    target: str | None = None
-    """Overrides ``[package] target`` of graphs.toml for the wheel (``target = "x86-64-v3"``)."""
+    target: str | tuple[str, ...] | None = None
+    """Overrides ``[package] target`` of graphs.toml for the wheel: one target or several
+    (``target = ["generic", "x86-64-v3"]``)."""
 
     jobs: int | None = None
     """Compile workers (default: one per CPU)."""
@@ -61,8 +62,10 @@ def read_settings(pyproject: Path) -> PluginSettings | None:
     if not isinstance(graphs, str) or not graphs:
         raise PluginConfigError(f"{where} graphs: expected the path of a graphs.toml, got {graphs!r}")
     target = table.get("target")
-    if target is not None and not isinstance(target, str):
-        raise PluginConfigError(f"{where} target: expected a target name, got {target!r}")
+    if isinstance(target, list) and target and all(isinstance(name, str) for name in target):
+        target = tuple(target)
+    elif target is not None and not isinstance(target, str):
+        raise PluginConfigError(f"{where} target: expected a target name or a list of them, got {target!r}")
     jobs = table.get("jobs")
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
         raise PluginConfigError(f"{where} jobs: expected a positive integer, got {jobs!r}")

@@ -17,7 +17,7 @@ def build_for_wheel(
     *,
     wheel_dir: Path | None,
     work_dir: Path,
-    target: str | None,
+    target: str | tuple[str, ...] | None,
     jobs: int | None,
 ) -> list[Path]:
     """Build the package of ``graphs`` for a wheel (into ``wheel_dir``, its files returned) or,
