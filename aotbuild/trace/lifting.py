@@ -13,6 +13,7 @@ import builtins
 import dis
 import importlib
 import inspect
+import sys
 import sysconfig
 import textwrap
 import types
@@ -69,8 +70,13 @@ def _flags_of(value: Any) -> CompileFlags:
 
 
 def _library_paths() -> list[Path]:
+    """Where installed libraries live: this interpreter's own folders, and every site-packages
+    on ``sys.path`` (pip's isolated build environments install NumPy and numba into one of
+    their own, which sysconfig does not name)."""
     keys = ("stdlib", "platstdlib", "purelib", "platlib")
-    return [Path(p).resolve() for p in {sysconfig.get_paths()[k] for k in keys}]
+    folders = {sysconfig.get_paths()[k] for k in keys}
+    folders |= {entry for entry in sys.path if Path(entry).name in ("site-packages", "dist-packages")}
+    return [Path(p).resolve() for p in folders]
 
 
 def _is_library_module(module: types.ModuleType, root: Path) -> bool:

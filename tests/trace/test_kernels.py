@@ -123,3 +123,21 @@ def test_declared_result_must_match(module) -> None:
 def test_refusals(module, function: str, signature: str, message: str) -> None:
     with pytest.raises(KernelError, match=message):
         analyse(module, function, signature)
+
+
+def test_modules_installed_in_any_site_packages_on_the_path_are_libraries(tmp_path, monkeypatch) -> None:
+    """pip's isolated build environments install NumPy and numba into a site-packages of their
+    own, on sys.path but not among sysconfig's folders: their modules are still libraries."""
+    import importlib
+    import sys
+
+    from aotbuild.trace.lifting import _is_library_module
+
+    site = tmp_path / "pip-build-env" / "overlay" / "lib" / "site-packages"
+    (site / "isolated_lib").mkdir(parents=True)
+    (site / "isolated_lib" / "__init__.py").write_text("")
+    (tmp_path / "project").mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    module = importlib.import_module("isolated_lib")
+    assert _is_library_module(module, tmp_path / "project")
+    monkeypatch.delitem(sys.modules, "isolated_lib")
