@@ -53,9 +53,10 @@ def describe_graphs(package: Path, only: str | None = None) -> str:
     graphs, ops = manifest["graphs"], manifest["ops"]
     if only is not None and only not in graphs:
         raise InspectError(f"{package.name} has no graph {only!r}; it has {', '.join(graphs)}")
+    targets = [target["name"] for target in manifest.get("targets", [manifest["target"]])]
     lines = [
         f"{manifest['package']['name']} {manifest['package']['version']}: {len(graphs)} graph(s), "
-        f"{len(ops)} compiled Op(s), target {manifest['target']['name']}"
+        f"{len(ops)} compiled Op(s), target{'s' if len(targets) > 1 else ''} {', '.join(targets)}"
     ]
     for name, graph in graphs.items():
         if only is not None and name != only:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from aotbuild.build import BuildResult, build
+from aotbuild.inspect import describe_graphs
 from aotbuild.progress import Progress
 
 from .conftest import write_project
@@ -155,6 +156,7 @@ def test_several_targets_give_one_shared_object_each(multi: BuildResult) -> None
         ("generic", f"_native{suffix}"),
         ("x86-64-v3", f"_native_x86_64_v3{suffix}"),
     ]
+    assert "targets generic, x86-64-v3" in describe_graphs(multi.package_dir).splitlines()[0]
     assert avx_instructions(multi.package_dir / f"_native{suffix}") == []
     assert any("%ymm" in line for line in avx_instructions(multi.package_dir / f"_native_x86_64_v3{suffix}"))
 
