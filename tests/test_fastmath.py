@@ -19,6 +19,10 @@ import numpy as np
 
 def energy(x, y):
     return np.sum((x - y) ** 2) + np.sum(np.sqrt(np.abs(x)))
+
+
+def powers(x):
+    return np.abs(x) ** 0.5 + x**3 - x / 3.0
 """
 
 GRAPHS = """[package]
@@ -31,6 +35,11 @@ signature = "float64(float64[:], float64[:])"
 [graphs.fast]
 function = "energy:energy"
 signature = "float64(float64[:], float64[:])"
+fastmath = true
+
+[graphs.fast_powers]
+function = "energy:powers"
+signature = "float64[:](float64[:])"
 fastmath = true
 """
 
@@ -49,6 +58,11 @@ def test_fast_graphs_get_ops_of_their_own(tmp_path) -> None:
     expected = np.sum((x - y) ** 2) + np.sum(np.sqrt(np.abs(x)))
     assert package.exact(x, y) == pytest.approx(expected, rel=1e-14)  # pairwise sums, like NumPy's
     assert package.fast(x, y) == pytest.approx(expected, rel=1e-12)
+    # The inexact rewrites: sqrt for ** 0.5, products for ** 3, a multiplication for / 3.0.
+    ops = [manifest["ops"][symbol] for symbol in manifest["graphs"]["fast_powers"]["ops"]]
+    titles = " ".join(op["title"] for op in ops if op["kind"] == "op")
+    assert "sqrt" in titles and "power" not in titles and "divide" not in titles
+    np.testing.assert_allclose(package.fast_powers(x), np.abs(x) ** 0.5 + x**3 - x / 3.0, rtol=1e-13, atol=1e-12)
 
 
 def test_kernels_keep_numbas_own_option(tmp_path) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..graph import Graph
+from .fastmath import fastmath_graph
 from .fuse import fuse_graph
 from .simplify import simplify_graph
 
@@ -35,6 +36,11 @@ PASSES: tuple[Pass, ...] = (
         "simplify",
         "exact algebraic identities: x*1, x+0 for integers, -(-x), x**2 -> x*x (never x**0.5)",
         simplify_graph,
+    ),
+    Pass(
+        "fastmath",
+        "fastmath = true graphs only: x**0.5 -> sqrt(x), x**3 -> x*x*x, x/c -> x*(1/c) (inexact)",
+        fastmath_graph,
     ),
     Pass(
         "fuse-elementwise",
