@@ -12,7 +12,7 @@ The constant must be a scalar (an array of ones could broadcast ``x`` to a large
 result must have ``x``'s dtype (``int_array * 1.0`` is a cast, not an identity). A value the graph
 returns is never replaced by one of its inputs: NumPy returns a new array, never ``x`` itself.
 Not done, because NumPy's answer differs: ``x ** 0.5`` → ``sqrt(x)`` (at -0.0 and -inf), ``x / c``
-→ ``x * (1 / c)``, reassociation.
+→ ``x * (1 / c)``, reassociation (:mod:`.fastmath` does the first two in graphs that opt in).
 """
 
 from __future__ import annotations
