@@ -107,7 +107,10 @@ def main() -> None:
                 )
                 runs[peer].append(json.loads(done.stdout.strip().splitlines()[-1]))
     medians = {
-        peer: {name: statistics.median(r[name] for r in runs[peer]) for name in PROGRAMS} for peer in PEERS
+        peer: {
+            name: statistics.median(r[name] for r in runs[peer]) for name in PROGRAMS if name in runs[peer][0]
+        }
+        for peer in PEERS
     }
     lines = [
         "## Contiguous fast path: any-layout matrices",
