@@ -10,7 +10,6 @@ built files although setuptools sees no Python module in the project.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -115,10 +114,13 @@ class BuildAot(Command):
                 target=self.target,
                 jobs=self.jobs if isinstance(self.jobs, int) else None,
             )
-        except AotBuildError:
+        except AotBuildError:  # the CLI's message, raised by build_for_wheel
             raise
-        except Exception as exc:  # aotbuild's errors: the message is the CLI's
-            raise AotBuildError(f"aotbuild: {exc}") from None
+        except Exception as exc:  # a bug in aotbuild: said as the CLI says it
+            raise AotBuildError(
+                f"aotbuild: internal error: {type(exc).__name__}: {exc} (this is a bug in aotbuild; "
+                "`aotbuild compile -v` shows the traceback: please report it)"
+            ) from exc
         self._outputs = built
 
     def get_source_files(self) -> list[str]:
@@ -132,12 +134,3 @@ class BuildAot(Command):
 
     def get_output_mapping(self) -> dict[str, str]:
         return {}  # every file is generated: none is a copy of a source file
-
-
-def copy_package(package_dir: Path, build_lib: Path) -> list[Path]:
-    """The built package copied into ``build_lib`` (the wheel's files); the files copied."""
-    destination = build_lib / package_dir.name
-    if destination.exists():
-        shutil.rmtree(destination)
-    shutil.copytree(package_dir, destination)
-    return sorted(path for path in destination.rglob("*") if path.is_file())

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
-from .commands import AotBuildError, copy_package
+from .commands import AotBuildError
 
 
 def build_for_wheel(
@@ -87,3 +88,12 @@ def _map_for_editable_install(dist: Any, package_dir: Path, graphs: Path) -> Non
         f"their modules, rebuild it with `aotbuild compile {shown}`",
         file=sys.stderr,
     )
+
+
+def copy_package(package_dir: Path, build_lib: Path) -> list[Path]:
+    """The built package copied into ``build_lib`` (the wheel's files); the files copied."""
+    destination = build_lib / package_dir.name
+    if destination.exists():
+        shutil.rmtree(destination)
+    shutil.copytree(package_dir, destination)
+    return sorted(path for path in destination.rglob("*") if path.is_file())
