@@ -27,11 +27,9 @@ def build_for_wheel(
     from ..errors import AotBuildError as BuildFailed
     from ..progress import Progress
 
+    out_dir = None if wheel_dir is None else str(work_dir)  # None: graphs.toml's out_dir
     try:
-        if wheel_dir is None:
-            result = build(graphs, target=target, jobs=jobs, progress=Progress())
-        else:
-            result = build(graphs, out_dir=str(work_dir), target=target, jobs=jobs, progress=Progress())
+        result = build(graphs, out_dir=out_dir, target=target, jobs=jobs, progress=Progress())
     except BuildFailed as exc:
         raise AotBuildError(f"aotbuild: error: {exc}") from None
     manifest = json.loads((result.package_dir / "manifest.json").read_text())
