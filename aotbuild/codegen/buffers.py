@@ -5,13 +5,19 @@ per step. numba frees each after its last use, so the chain's peak is already bo
 the step's input and its result. When an elementwise Op's input is a temporary that dies at that
 Op and has the Op's exact type, the Op writes into it instead (NumPy's temporary elision does the
 same): one array less to allocate and page in per step, and the chain's peak is one array. The
-Op compares the buffer's shape with its result's at run time (broadcasting can widen the result)
+Op compares the input's shape with its result's at run time (broadcasting can widen the result)
 and allocates as usual when they differ.
 
 Writing into a buffer is safe when nothing else can see it: it was made fresh by an Op of this
 graph (not an argument, a constant or an output of the graph) and no Op whose result may share
 its memory (a view, a kernel, a subgraph call) ever reads it. An elementwise loop reads an element
 before it writes the same element, so the buffer may be one of the loop's inputs.
+
+It is fast only when the Op's other inputs are scalars. The loop then reads and writes one array
+at the same index (the generated module reads the input through ``out``), which LLVM vectorises.
+With another array beside it, LLVM must assume the two may overlap: it keeps values that depend
+on that array (a per-row ``sqrt`` of a broadcast standard deviation, say) inside the inner loop
+and may not vectorise, measured up to 15x slower than writing a new array. So those Ops allocate.
 """
 
 from __future__ import annotations
@@ -41,11 +47,11 @@ FRESH = (
 )
 #: Ops that read an array's shape only.
 SHAPE_READERS = (Dim, Size)
-#: Ops that can write their result into a spare buffer (``spare=True`` in their renderers).
-TAKES_SPARE = (Elementwise, Fused)
+#: Ops that can write their result into an input (``inplace=`` in their renderers).
+WRITES_IN_PLACE = (Elementwise, Fused)
 
 
-def spare_buffers(graph: Graph) -> dict[str, Node]:
+def inplace_inputs(graph: Graph) -> dict[str, Node]:
     """For each Op (by node key) that writes into a dying input, that input."""
     order = graph.nodes()
     position = {node.key: index for index, node in enumerate(order)}
@@ -59,12 +65,18 @@ def spare_buffers(graph: Graph) -> dict[str, Node]:
                 private[item.key] = False
     for output in graph.outputs:
         private[output.key] = False
-    spares: dict[str, Node] = {}
+    chosen: dict[str, Node] = {}
     for node in order:
-        if not isinstance(node.op, TAKES_SPARE) or not isinstance(node.type, Array):
+        if not isinstance(node.op, WRITES_IN_PLACE) or not isinstance(node.type, Array):
             continue
         for item in node.inputs:
-            if private[item.key] and item.type == node.type and last_use[item.key] == position[node.key]:
-                spares[node.key] = item
+            others = [other for other in node.inputs if other is not item]
+            if (
+                private[item.key]
+                and item.type == node.type
+                and last_use[item.key] == position[node.key]
+                and all(other.type.ndim == 0 for other in others)  # type: ignore[union-attr]
+            ):
+                chosen[node.key] = item
                 break
-    return spares
+    return chosen

@@ -3,6 +3,7 @@ its Op module: one loop nest over the broadcast shape with the scalar code in it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..graph import Elementwise, Node
@@ -72,19 +73,28 @@ def _loop_inputs(node: Node) -> tuple[list[Slot], Broadcast, int]:
     return slots, broadcast(slots, ndim), ndim
 
 
-def render_elementwise(node: Node, spare: bool = False) -> OpModule:
-    """``spare``: the Op takes a buffer to write into (see :mod:`aotbuild.codegen.buffers`)."""
+#: The scalar code at one index, given how each input is read: statements, the value, helpers.
+LoopCode = Callable[[list[str]], tuple[list[str], str, list[Helper]]]
+
+
+def render_elementwise(node: Node, inplace: Node | None = None) -> OpModule:
+    """``inplace``: an input that dies here, to write the result into when its shape allows
+    (see :mod:`aotbuild.codegen.buffers`)."""
     op = node.op
     assert isinstance(op, Elementwise)
     slots, plan, ndim = _loop_inputs(node)
-    loads = [
-        load_expression(read, slot.dtype, dtype)
-        for read, slot, dtype in zip(plan.reads, slots, op.in_dtypes, strict=True)
-    ]
-    scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
-    body, helpers = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs)
+
+    def code(reads: list[str]) -> tuple[list[str], str, list[Helper]]:
+        loads = [
+            load_expression(read, slot.dtype, dtype)
+            for read, slot, dtype in zip(reads, slots, op.in_dtypes, strict=True)
+        ]
+        scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
+        body, helpers = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs)
+        return [], body, helpers
+
     title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {node.type}"
-    return _loop_module(node, slots, plan, ndim, op.fn, title, op.out_dtype, helpers, [], body, spare)
+    return _loop_module(node, slots, plan, ndim, op.fn, title, op.out_dtype, code, inplace)
 
 
 def _loop_module(
@@ -95,25 +105,36 @@ def _loop_module(
     name: str,
     title: str,
     out_dtype: str,
-    helpers: list[Helper],
-    statements: list[str],
-    body: str,
-    spare: bool,
+    code: LoopCode,
+    inplace: Node | None,
 ) -> OpModule:
-    """The module of an elementwise loop: ``statements`` then ``out[...] = body`` at each index."""
+    """The module of an elementwise loop: at each index, ``code``'s statements then
+    ``out[...] = value``. With ``inplace``, a first loop nest writes into that input when it has
+    the result's shape, reading it through ``out``: one array read and written at the same index,
+    which LLVM vectorises (two names for one array would fail its overlap check)."""
+    indices = [f"i{d}" for d in range(ndim)]
+    statements, body, helpers = code(plan.reads)
+    context: dict[str, object] | None = None
+    if inplace is not None:
+        positions = [k for k, item in enumerate(node.inputs) if item is inplace]
+        through_out = f"out[{', '.join(indices)}]"
+        reads = [through_out if k in positions else read for k, read in enumerate(plan.reads)]
+        in_statements, in_body, in_helpers = code(reads)
+        helpers = helpers + in_helpers
+        context = {"slot": slots[positions[0]].name, "statements": in_statements, "body": in_body}
     return template_op(
         "ops/elementwise.py.j2",
         node,
         slots,
-        name=f"{name}_into" if spare else name,
-        title=f"{title}, into a dying input" if spare else title,
-        spare=spare,
+        name=f"{name}_inplace" if inplace is not None else name,
+        title=f"{title}, in place" if inplace is not None else title,
+        inplace=context,
         out_dtype=out_dtype,
         helpers=helper_sources(helpers),
         ndim=ndim,
         extents=plan.extents,
         steps=plan.steps,
-        indices=[f"i{d}" for d in range(ndim)],
+        indices=indices,
         axis_sources=plan.axis_sources,
         statements=statements,
         body=body,
@@ -157,20 +178,22 @@ def fused_body(steps: tuple[FusedStep, ...], slots: list[Slot], reads: list[str]
     return FusedBody(statements, value, helpers)
 
 
-def render_fused(node: Node, spare: bool = False) -> OpModule:
+def render_fused(node: Node, inplace: Node | None = None) -> OpModule:
     """One loop for the whole tree (:func:`fused_body` in its body), the last value stored;
-    ``spare`` as for :func:`render_elementwise`."""
+    ``inplace`` as for :func:`render_elementwise`."""
     op = node.op
     assert isinstance(op, Fused)
     slots, plan, ndim = _loop_inputs(node)
-    body = fused_body(op.steps, slots, plan.reads)
+
+    def code(reads: list[str]) -> tuple[list[str], str, list[Helper]]:
+        body = fused_body(op.steps, slots, reads)
+        return body.statements, body.value, body.helpers
+
     fns = [step.fn for step in op.steps]
     title = f"fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}) -> {node.type}"
     name = "fused_" + "_".join(dict.fromkeys(fns))[:40]
     out_dtype = op.steps[-1].out_dtype
-    return _loop_module(
-        node, slots, plan, ndim, name, title, out_dtype, body.helpers, body.statements, body.value, spare
-    )
+    return _loop_module(node, slots, plan, ndim, name, title, out_dtype, code, inplace)
 
 
 def _describe(arg: int, count: int, slots: list[Slot]) -> str:

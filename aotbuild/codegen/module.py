@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..compile.compiler import CompileFlags
 from ..graph import Node
-from ..types import Signature, Value
+from ..types import Signature
 from .slots import Slot, constants, parameters
 from .templates import render
 
@@ -70,8 +70,7 @@ def template_op(
     """An Op of a traced graph, rendered from ``templates/<template>``; its function is ``op``.
 
     The template gets ``params`` (the inputs passed at run time) and ``constants`` (the inputs
-    lifted into module scope) besides ``context``. With ``spare=True`` in it, ``op`` takes one more
-    parameter of the result's type, ``spare``: a buffer it may write its result into.
+    lifted into module scope) besides ``context``.
     """
     params = parameters(slots)
     text = render(
@@ -82,10 +81,7 @@ def template_op(
         constants=constants(slots),
         **context,
     )
-    types: list[Value] = [slot.type for slot in params]
-    if context.get("spare") is True:
-        types.append(node.type)  # type: ignore[arg-type]
-    signature = Signature(tuple(types), node.type)
+    signature = Signature(tuple(slot.type for slot in params), node.type)  # type: ignore[arg-type]
     return op_module(
         name=name, kind="op", title=title, text=text, function="op", signature=signature, flags=TRACED_FLAGS
     )

@@ -24,7 +24,7 @@ from ..graph.array_ops import (
 from ..graph.calls import Call, TupleItem
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
-from .buffers import spare_buffers
+from .buffers import inplace_inputs
 from .elementwise import render_elementwise, render_fused
 from .indexing import (
     render_basic_index,
@@ -79,7 +79,7 @@ class _Planner:
         self.profile = profile
         self.timers: dict[int, Timer] = {}
         self.modules: dict[str, OpModule] = {}
-        self.by_node: dict[tuple[str, bool, bool], OpModule] = {}
+        self.by_node: dict[tuple[str, bool, str], OpModule] = {}
         self.kernels: dict[str, OpModule] = {}  # by kernel unit key
         # By Call key: a subgraph's entry depends on the subgraph, not on the call's inputs.
         self.subgraphs: dict[tuple[str, bool], OpModule] = {}
@@ -87,11 +87,12 @@ class _Planner:
     def add(self, module: OpModule) -> OpModule:
         return self.modules.setdefault(module.symbol, module)
 
-    def module_for(self, node: Node, fast: bool = False, spare: bool = False) -> OpModule:
+    def module_for(self, node: Node, fast: bool = False, inplace: Node | None = None) -> OpModule:
         """The compiled Op computing ``node`` (rendered once per node key), with fast-math for
-        the Ops of ``fastmath = true`` graphs (kernels keep their own ``@njit`` options), taking a
-        buffer to write into with ``spare`` (see :mod:`aotbuild.codegen.buffers`)."""
-        module = self.by_node.get((node.key, fast, spare))
+        the Ops of ``fastmath = true`` graphs (kernels keep their own ``@njit`` options), writing
+        into its input ``inplace`` when it can (see :mod:`aotbuild.codegen.buffers`)."""
+        index = (node.key, fast, inplace.key if inplace is not None else "")
+        module = self.by_node.get(index)
         if module is None:
             op = node.op
             if isinstance(op, Kernel):
@@ -104,9 +105,9 @@ class _Planner:
                     entry = _entry(op.graph, self, kind="subgraph", fast=fast)
                     module = self.subgraphs[(op.key, fast)] = self.add(entry)
             else:
-                rendered = _RENDERERS[type(op)](node, spare=True) if spare else _RENDERERS[type(op)](node)
+                rendered = _RENDERERS[type(op)](node, inplace) if inplace else _RENDERERS[type(op)](node)
                 module = self.add(with_flags(rendered, FASTMATH_FLAGS) if fast else rendered)
-            self.by_node[(node.key, fast, spare)] = module
+            self.by_node[index] = module
         return module
 
 
@@ -144,7 +145,7 @@ def _entry(
     declarations: dict[str, dict[str, str]] = {}
     constants: list[dict[str, str]] = []
     statements: list[str] = []
-    spares = spare_buffers(graph)
+    inplace = inplace_inputs(graph)
 
     def fresh(prefix: str) -> str:
         index = 0
@@ -178,8 +179,7 @@ def _entry(
             names[node.key] = target = fresh("v")
             statements.append(f"{target} = {value(node.inputs[0])}[{op.index}]")
         else:
-            spare = spares.get(node.key)
-            module = planner.module_for(node, fast, spare is not None)
+            module = planner.module_for(node, fast, inplace.get(node.key))
             if module.symbol not in declarations:
                 declarations[module.symbol] = {
                     "name": fresh(f"{op.name}_"),
@@ -187,8 +187,6 @@ def _entry(
                     "title": module.title,
                 }
             args = [value(i) for i in node.inputs if not isinstance(i.op, Constant)]
-            if spare is not None:
-                args.append(value(spare))
             names[node.key] = target = fresh("v")
             callee = declarations[module.symbol]["name"]
             statement = f"{target} = {callee}({', '.join(args)})"

@@ -38,10 +38,10 @@ def op(a0, a1):
                 n1 = length
             elif length != 1:
                 raise ValueError("operands could not be broadcast together")
-    out = np.empty((n0, n1), dtype=OUT_DTYPE)
     # An input axis of length 1 is broadcast: it is read at index 0 all along.
     s0_1 = 0 if a0.shape[1] == 1 else 1
     s1_0 = 0 if a1.shape[0] == 1 else 1
+    out = np.empty((n0, n1), dtype=OUT_DTYPE)
     for i0 in range(n0):
         for i1 in range(n1):
             out[i0, i1] = floor_divide_float64(np.float64(a0[i0, i1 * s0_1]), a1[i1 * s1_0])
