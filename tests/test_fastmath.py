@@ -62,7 +62,9 @@ def test_fast_graphs_get_ops_of_their_own(tmp_path) -> None:
     ops = [manifest["ops"][symbol] for symbol in manifest["graphs"]["fast_powers"]["ops"]]
     titles = " ".join(op["title"] for op in ops if op["kind"] == "op")
     assert "sqrt" in titles and "power" not in titles and "divide" not in titles
-    np.testing.assert_allclose(package.fast_powers(x), np.abs(x) ** 0.5 + x**3 - x / 3.0, rtol=1e-13, atol=1e-12)
+    np.testing.assert_allclose(
+        package.fast_powers(x), np.abs(x) ** 0.5 + x**3 - x / 3.0, rtol=1e-13, atol=1e-12
+    )
 
 
 def test_kernels_keep_numbas_own_option(tmp_path) -> None:
