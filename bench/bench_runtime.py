@@ -321,10 +321,31 @@ def prepare_peer(peer: str, work: Work) -> tuple[dict[str, Callable], dict[str, 
     report: dict = {"errors": errors}
     if peer in BUILDS:
         report["ops"] = {
-            program.name: len(sys.modules[f"{program.project}_ext"].__graphs__[program.name]["ops"]) - 1
+            program.name: ops_called(
+                sys.modules[f"{program.project}_ext"], program.name, inputs[program.name]
+            )
             for program in PROGRAMS
         }
     return runnable, inputs, report
+
+
+def ops_called(package: types.ModuleType, name: str, args: tuple) -> int:
+    """The compiled Ops a call of graph ``name`` with ``args`` runs, its entry not counted: those
+    its contiguous variant reaches if it has one and every array passed is C-contiguous, else
+    those of its entry (``__graphs__[name]["ops"]`` lists both variants' together)."""
+    import numpy as np
+
+    graph = package.__graphs__[name]
+    contiguous = all(arg.flags.c_contiguous for arg in args if isinstance(arg, np.ndarray))
+    entry = graph["contiguous_symbol"] if graph["contiguous_symbol"] and contiguous else graph["symbol"]
+    calls = {symbol: op["calls"] for symbol, op in package.manifest()["ops"].items()}
+    seen, stack = set(), [entry]
+    while stack:
+        symbol = stack.pop()
+        if symbol not in seen:
+            seen.add(symbol)
+            stack.extend(calls[symbol])
+    return len(seen) - 1
 
 
 def serve(peer: str, work: Work) -> None:
@@ -554,8 +575,9 @@ def findings(figures: dict) -> list[str]:
         "(`standardize_rows`, `softmax_rows`) it is stored once and reduced from memory.",
         "- **Transcendental functions dominate** `haversine`, `softplus_logistic` and `gelu`: each "
         "element calls the C library's `sin`/`cos`/`arcsin`, `exp`/`log1p` or `tanh` in turn. Fusion "
-        "removes their temporaries (--no-fuse ÷ host "
-        f"{', '.join(over_host('no-fuse', name) for name in transcendental)}) but not those calls, and "
+        "removes their temporaries, which saves little here: unfused, about half their steps write in "
+        "place over a dying input (`…, in place` in `aotbuild inspect`) and the calls take the time "
+        f"(--no-fuse ÷ host {', '.join(over_host('no-fuse', name) for name in transcendental)}); "
         "NumPy 2 has SIMD loops for several of them: fused, they run at "
         f"{', '.join(over_host('numpy', name) for name in transcendental)}× NumPy, short of 2×.",
         "- **`gelu`'s `x**3`** is `pow(x, 3.0)` in aotbuild, as in NumPy (whose fast paths are the "
@@ -563,9 +585,9 @@ def findings(figures: dict) -> list[str]:
         f"for an integer-valued constant exponent: njit ÷ host {over_host('numba', 'gelu')}.",
         "- **`laplacian_2d`**: the fused loop reads its five 2-d views as `a[i0 * s0, i1 * s1]`, with "
         "broadcast multipliers and strides known only at run time, which keeps it from being vectorised; "
-        "NumPy's ufunc loops over the same views are SIMD. Fusion does not help much here (--no-fuse ÷ host "
-        f"{over_host('no-fuse', 'laplacian_2d')}), nor does the host build over generic (generic ÷ "
-        f"host {over_host('generic', 'laplacian_2d')}).",
+        "NumPy's ufunc loops over the same views are SIMD. Neither fusion nor the host target helps here "
+        f"(--no-fuse ÷ host {over_host('no-fuse', 'laplacian_2d')}, generic ÷ host "
+        f"{over_host('generic', 'laplacian_2d')}).",
         "- Where fusion has plain arithmetic to merge, it pays: `horner` "
         f"{over_host('numpy', 'horner')}× NumPy, `smooth_1d` {over_host('numpy', 'smooth_1d')}×, "
         f"`clip_where` {over_host('numpy', 'clip_where')}× (numba's njit makes a temporary for "
@@ -596,8 +618,10 @@ def section(figures: dict) -> str:
             "/ `generic`; host, --no-fuse: every Op on its own. numba njit: `numba.njit` of the same "
             "function with the same explicit signature, called once before timing. NumPy: the function "
             "itself (`np.linalg.det`/`slogdet` for the two kernels). Ops: the compiled Ops each graph "
-            "calls, fused and not. Each peer in a process of its own (aotbuild's with numba blocked), "
-            "every result checked against NumPy's (`np.allclose`) before timing; then one loop at a "
+            "calls, fused and not (a graph with any-layout matrices: those of its C-contiguous variant, "
+            "which every call here runs). Each peer in a process of its own (aotbuild's with numba "
+            "blocked), every result checked against NumPy's (`np.allclose`) before timing; then one "
+            "loop at a "
             f"time, each peer in turn, {REPEATS} rounds per program, so load changes fall on all peers "
             "alike. BLAS single-threaded in every process (`OPENBLAS_NUM_THREADS=1`): on these 2 shared "
             "cores a second BLAS thread made a 256x128 @ 128x128 product ~30× slower, in every peer. "
