@@ -37,7 +37,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import workloads
-from common import BENCH, REPO, Measured, folder_size, measure, measured_by, microseconds, write_section
+from common import (
+    BENCH,
+    REPO,
+    Measured,
+    export_head,
+    folder_size,
+    measure,
+    measured_by,
+    microseconds,
+    write_section,
+)
 
 
 @dataclass(frozen=True)
@@ -56,12 +66,17 @@ class Workload:
     change_text: str
 
 
+#: The tree measured: commit HEAD as ``git archive`` exports it (set by ``main``), so that others'
+#: uncommitted edits in the checkout are not what the figures describe.
+SOURCE = REPO
+
+
 def prepare(work: Path, name: str) -> Workload:
     """A copy of the example project, or the generated one, in ``work``."""
     folder = work / name
     if name == "example":
         ignore = shutil.ignore_patterns("build", "__pycache__")
-        shutil.copytree(REPO / "example_project", folder, ignore=ignore)
+        shutil.copytree(SOURCE / "example_project", folder, ignore=ignore)
         title = "the example project (`example_project/`)"
         return Workload(
             name, title, folder, "numba_example", workloads.change_example, "normal_logp's `-0.5`"
@@ -77,7 +92,7 @@ def prepare(work: Path, name: str) -> Workload:
 
 def python_env(**extra: str) -> dict[str, str]:
     """The environment of every child: aotbuild and the bench modules importable."""
-    return {"PYTHONPATH": os.pathsep.join([str(REPO), str(BENCH)]), **extra}
+    return {"PYTHONPATH": os.pathsep.join([str(SOURCE), str(BENCH)]), **extra}
 
 
 def median_measured(samples: list[Measured]) -> dict[str, float]:
@@ -372,12 +387,16 @@ def main() -> None:
     started = time.perf_counter()
     command = " ".join(["bench_builds.py", *sys.argv[1:]])
     header = measured_by(command) + f" Figures are medians of {options.repeats} runs."
+    global SOURCE
     with tempfile.TemporaryDirectory(prefix="aotbuild-bench-builds-") as folder:
         work = Path(folder)
+        SOURCE = work / "src"
+        export_head(SOURCE)
         for name in options.only.split(","):
             if name == "radon":
                 import radon_peers
 
+                radon_peers.SOURCE = SOURCE
                 text = radon_peers.section(work, options.repeats, header)
             else:
                 text = run_workload(name, work, options.repeats, header)

@@ -100,7 +100,11 @@ class ProcessTree:
 
 def measure(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Measured:
     """Run ``command`` (it must succeed), sampling its process tree's RSS every 50 ms and its
-    PSS every 0.5 s (reading PSS costs the machine more: the sampler shares the 2 cores)."""
+    PSS every 0.5 s (reading PSS costs the machine more: the sampler shares the 2 cores).
+    Without ``cwd`` it runs in the first folder of ``env``'s PYTHONPATH, as :func:`python` does:
+    ``python -m`` puts the working folder first."""
+    if cwd is None and env and env.get("PYTHONPATH"):
+        cwd = Path(env["PYTHONPATH"].split(os.pathsep)[0])
     started = time.perf_counter()
     process = subprocess.Popen(
         command,

@@ -22,6 +22,9 @@ from pathlib import Path
 from common import BENCH, REPO, folder_size, measure, microseconds
 from workloads import VARIANT_NAMES
 
+#: The tree measured; bench_builds.py points it at its export of commit HEAD.
+SOURCE = REPO
+
 PYTENSOR_VENV = Path(tempfile.gettempdir()) / "aotbuild-bench-pytensor"
 
 #: RADON.md's figures: pytensor 3.3.7 on Python 3.12, numba 0.68, a 2-core machine.
@@ -39,7 +42,7 @@ def radon_project(work: Path, name: str, graphs: dict[str, str]) -> Path:
     """A copy of the example project declaring ``graphs`` (name -> function) as logp+gradient;
     ``variants_grad.py`` in it names each variant's logp_and_grad function."""
     folder = work / name
-    shutil.copytree(REPO / "example_project", folder, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    shutil.copytree(SOURCE / "example_project", folder, ignore=shutil.ignore_patterns("build", "__pycache__"))
     lines = ["import radon", ""]
     lines += [f"{v} = radon.make_logp_and_grad(*{tuple(_options(v))!r})" for v in VARIANT_NAMES]
     (folder / "variants_grad.py").write_text("\n".join(lines) + "\n")
@@ -57,7 +60,7 @@ def _options(variant: str) -> list:
 
 def aotbuild_build(toml: Path, cache: Path):
     command = [sys.executable, "-m", "aotbuild", "compile", str(toml), "-q"]
-    return measure(command, {"AOTBUILD_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)})
+    return measure(command, {"AOTBUILD_CACHE_DIR": str(cache), "PYTHONPATH": str(SOURCE)})
 
 
 CALL = """
