@@ -30,10 +30,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import REPO, Measured, measure, measured_by, write_section
+from common import REPO, Measured, export_head, measure, measured_by, write_section
 
 SETTINGS = (8, 32, 64, 1000)
-EXAMPLE = REPO / "example_project" / "graphs.toml"
+#: The tree measured: commit HEAD as ``git archive`` exports it (set by ``main``).
+SOURCE = REPO
+
+
+def example() -> Path:
+    return SOURCE / "example_project" / "graphs.toml"
+
 
 #: In a new process: trace and plan the example, then compile every Op module ``passes`` times.
 GROWTH = """
@@ -109,22 +115,22 @@ FRESH_COUNT = 40
 def fresh_workers(repeats: int) -> dict[str, list[float]]:
     """Wall times of the FRESH_WORKERS runs, by OPS_PER_WORKER."""
     code = FRESH_WORKERS.format(repeats=repeats, count=FRESH_COUNT)
-    return json.loads(measure([sys.executable, "-c", code], {"PYTHONPATH": str(REPO)}).last_line)
+    return json.loads(measure([sys.executable, "-c", code], {"PYTHONPATH": str(SOURCE)}).last_line)
 
 
 def growth(passes: int) -> dict:
     """RSS after each pass of compiling every Op of the example once."""
-    code = GROWTH.format(path=str(EXAMPLE), passes=passes)
-    measured = measure([sys.executable, "-c", code], {"PYTHONPATH": str(REPO)})
+    code = GROWTH.format(path=str(example()), passes=passes)
+    measured = measure([sys.executable, "-c", code], {"PYTHONPATH": str(SOURCE)})
     return json.loads(measured.last_line)
 
 
 def recycled_build(work: Path, ops_per_worker: int, repeat: int) -> tuple[Measured, dict]:
     """A cold build (a fresh object cache) with workers replaced after ``ops_per_worker``."""
     cache = work / f"cache-{ops_per_worker}-{repeat}"
-    code = RECYCLED_BUILD.format(ops_per_worker=ops_per_worker, path=str(EXAMPLE), out=str(work / "out"))
+    code = RECYCLED_BUILD.format(ops_per_worker=ops_per_worker, path=str(example()), out=str(work / "out"))
     measured = measure(
-        [sys.executable, "-c", code], {"AOTBUILD_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
+        [sys.executable, "-c", code], {"AOTBUILD_CACHE_DIR": str(cache), "PYTHONPATH": str(SOURCE)}
     )
     return measured, json.loads(measured.last_line)
 
@@ -222,10 +228,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="cold builds per setting (median)")
     parser.add_argument("--passes", type=int, default=3, help="compiles of every Op in (a)")
     options = parser.parse_args()
-    grown = growth(options.passes)
+    global SOURCE
     with tempfile.TemporaryDirectory(prefix="aotbuild-bench-workers-") as folder:
+        SOURCE = Path(folder) / "src"
+        export_head(SOURCE)
+        grown = growth(options.passes)
         builds = recycled_builds(Path(folder), options.repeats)
-    fresh = fresh_workers(options.repeats)
+        fresh = fresh_workers(options.repeats)
     text = table(grown, builds, fresh, options.repeats)
     print(text)
     write_section("bench_workers", text)
