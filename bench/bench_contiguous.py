@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from common import BENCH, export_head, measured_by, microseconds, python, write_section
+from common import TIME_EACH, build_program, measured_by, microseconds, write_section
 
 PROGRAMS = ("row_energy", "standardise", "blend")
 PEERS = ("any, contiguous", "any, padded rows", "declared C", "numba njit", "NumPy")
@@ -70,36 +69,19 @@ else:
     import matrices_ext
     suffix = "_c" if peer == "declared C" else "_any"
     functions = {name: getattr(matrices_ext, name + suffix) for name in inputs}
-times = {}
-for name, args in inputs.items():
-    if name not in functions:
-        continue
-    function = functions[name]
-    function(*args)
-    timer = timeit.Timer(lambda: function(*args))
-    number = max(1, int(0.02 / max(timer.timeit(1), 1e-7)))
-    times[name] = min(timer.repeat(5, number)) / number
-print(json.dumps(times))
 """
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-contiguous-") as temp:
-        root = Path(temp)
-        export_head(root / "src")
-        project = root / "project"
-        shutil.copytree(BENCH / "contiguous_program", project)
-        env = {"PYTHONPATH": str(root / "src"), "AOTBUILD_CACHE_DIR": str(root / "cache")}
-        python(
-            ["-m", "aotbuild", "compile", str(project / "graphs.toml"), "--out", str(root / "out"), "-q"], env
-        )
+        project, out = build_program(Path(temp), "contiguous_program")
         runs: dict[str, list[dict[str, float]]] = {peer: [] for peer in PEERS}
         for round_ in range(ROUNDS):
             for peer in PEERS[round_ % len(PEERS) :] + PEERS[: round_ % len(PEERS)]:
-                folder = str(project) if peer in ("numba njit", "NumPy") else str(root / "out")
+                folder = str(project) if peer in ("numba njit", "NumPy") else str(out)
                 clean = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
                 done = subprocess.run(
-                    [sys.executable, "-c", TIMER, peer, folder],
+                    [sys.executable, "-c", TIMER + TIME_EACH, peer, folder],
                     capture_output=True,
                     text=True,
                     env=clean,

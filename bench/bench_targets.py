@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from common import BENCH, export_head, measured_by, microseconds, python, write_section
+from common import TIME_EACH, build_program, measured_by, microseconds, write_section
 
 TARGETS = ("generic", "x86-64-v2", "x86-64-v3", "x86-64-v4")
 PROGRAMS = ("gauss_poly", "blend", "row_energy")
@@ -41,41 +40,23 @@ rng = np.random.default_rng(0)
 x, y, m = rng.normal(size=10**6), rng.normal(size=10**6), rng.normal(size=(1000, 1000))
 inputs = {"gauss_poly": (x,), "blend": (x, y), "row_energy": (m,)}
 if peer == "numpy":
-    import arith as functions
+    import arith as module
 elif peer == "njit":
-    import numba, arith
-    class functions:
-        pass
-    for name in inputs:
-        setattr(functions, name, numba.njit(getattr(arith, name)))
+    import numba, arith as module
 else:
     try:
-        import arith_ext as functions
+        import arith_ext as module
     except ImportError as exc:
         print(json.dumps({"error": str(exc)}))
         sys.exit(0)
-times = {}
-for name, args in inputs.items():
-    function = getattr(functions, name)
-    function(*args)
-    timer = timeit.Timer(lambda: function(*args))
-    number = max(1, int(0.02 / max(timer.timeit(1), 1e-7)))
-    times[name] = min(timer.repeat(5, number)) / number
-print(json.dumps(times))
+jit = numba.njit if peer == "njit" else (lambda function: function)
+functions = {name: jit(getattr(module, name)) for name in inputs}
 """
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-targets-") as temp:
-        root = Path(temp)
-        export_head(root / "src")
-        project = root / "project"
-        shutil.copytree(BENCH / "targets_program", project)
-        env = {"PYTHONPATH": str(root / "src"), "AOTBUILD_CACHE_DIR": str(root / "cache")}
-        python(
-            ["-m", "aotbuild", "compile", str(project / "graphs.toml"), "--out", str(root / "out"), "-q"], env
-        )
-        package = root / "out"
+        project, package = build_program(Path(temp), "targets_program")
         manifest = json.loads((package / "arith_ext" / "manifest.json").read_text())
         peers = [*TARGETS, "njit", "numpy"]
         results: dict[str, list[dict[str, float]]] = {peer: [] for peer in peers}
@@ -86,7 +67,7 @@ def main() -> None:
                 run_env = {**os.environ, "AOTBUILD_TARGET": peer} if peer in TARGETS else dict(os.environ)
                 run_env.pop("PYTHONPATH", None)
                 done = subprocess.run(
-                    [sys.executable, "-c", TIMER, peer, folder],
+                    [sys.executable, "-c", TIMER + TIME_EACH, peer, folder],
                     capture_output=True,
                     text=True,
                     env=run_env,

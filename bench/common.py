@@ -227,3 +227,32 @@ def python(arguments: list[str], env: dict[str, str]) -> str:
         sys.stderr.write(result.stderr)
         result.check_returncode()
     return result.stdout
+
+
+#: The end of a per-peer timing script: each function of ``functions`` (a dict) called on its
+#: ``inputs``, once to warm up, then the best of 5 ``timeit`` loops of ~20 ms; printed as JSON.
+TIME_EACH = r"""
+times = {}
+for name, args in inputs.items():
+    if name not in functions:
+        continue
+    function = functions[name]
+    function(*args)
+    timer = timeit.Timer(lambda: function(*args))
+    number = max(1, int(0.02 / max(timer.timeit(1), 1e-7)))
+    times[name] = min(timer.repeat(5, number)) / number
+print(json.dumps(times))
+"""
+
+
+def build_program(root: Path, program: str) -> tuple[Path, Path]:
+    """Commit HEAD exported into ``root/src``, ``bench/<program>`` copied into ``root/project``
+    and built from it into ``root/out`` with a cold object cache: (project, out)."""
+    import shutil
+
+    export_head(root / "src")
+    project, out = root / "project", root / "out"
+    shutil.copytree(BENCH / program, project)
+    env = {"PYTHONPATH": str(root / "src"), "AOTBUILD_CACHE_DIR": str(root / "cache")}
+    python(["-m", "aotbuild", "compile", str(project / "graphs.toml"), "--out", str(out), "-q"], env)
+    return project, out

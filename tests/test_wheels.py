@@ -98,25 +98,30 @@ def test_the_wheel_is_tagged_for_this_platform_and_python(example_wheel: Path) -
     assert "Requires-Dist: numpy>=2.0" in metadata_text
 
 
-def numpy_only_venv(folder: Path, with_scipy: bool) -> Path:
-    """A venv whose only packages are this environment's NumPy (and SciPy): linked in through a
-    .pth file, so nothing is downloaded."""
+def venv_seeing(folder: Path, *paths: Path) -> Path:
+    """A fresh venv without pip whose only packages are those in ``paths`` (a .pth file lists
+    them, so nothing is downloaded); its python."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder / "venv")], check=True)
     python = folder / "venv" / "bin" / "python"
-    shelf = folder / "numpy-only"
-    shelf.mkdir()
-    wanted = ("numpy", "scipy") if with_scipy else ("numpy",)
-    for entry in SITE_PACKAGES.iterdir():
-        if entry.name.split("-")[0].split(".")[0] in wanted:
-            (shelf / entry.name).symlink_to(entry)
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
-    (Path(purelib) / "numpy_only.pth").write_text(f"{shelf}\n")
+    (Path(purelib) / "seen.pth").write_text("".join(f"{path}\n" for path in paths))
     return python
+
+
+def numpy_only_venv(folder: Path, with_scipy: bool) -> Path:
+    """A venv whose only packages are this environment's NumPy (and SciPy), linked in."""
+    shelf = folder / "numpy-only"
+    shelf.mkdir()
+    wanted = ("numpy", "scipy") if with_scipy else ("numpy",)
+    for entry in SITE_PACKAGES.iterdir():
+        if entry.name.split("-")[0].split(".")[0] in wanted:
+            (shelf / entry.name).symlink_to(entry)
+    return venv_seeing(folder, shelf)
 
 
 def test_the_wheel_runs_the_example_in_a_numpy_only_venv(example_wheel: Path, tmp_path: Path) -> None:
@@ -271,18 +276,9 @@ def test_the_plugin_loads_nothing_heavy_and_touches_only_projects_that_use_it(
 
 def test_an_editable_install_builds_in_place_and_says_how_to_rebuild(tmp_path: Path) -> None:
     project = small_project(tmp_path / "small")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
-    python = tmp_path / "venv" / "bin" / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
     # This environment's packages (setuptools, aotbuild's metadata and plugin entry point) and
     # the aotbuild under test (an editable install's finder is not run from a linked folder).
-    aotbuild_home = Path(aotbuild.__file__).resolve().parent.parent
-    (Path(purelib) / "this_environment.pth").write_text(f"{aotbuild_home}\n{SITE_PACKAGES}\n")
+    python = venv_seeing(tmp_path, Path(aotbuild.__file__).resolve().parent.parent, SITE_PACKAGES)
     done = pip(
         "--python",
         str(python),
