@@ -19,7 +19,7 @@ import multiprocessing.context
 import os
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import Executor, Future, as_completed
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import spawn
@@ -42,6 +42,11 @@ IN_PROCESS_UP_TO = 16
 #: until then (the scheduler may be starting), so this is also how long a wrong address takes
 #: to be reported.
 SCHEDULER_TIMEOUT = 5.0
+
+#: Seconds a cluster build waits for the scheduler to have a worker (before the first job, and
+#: whenever no job has finished for that long) before it gives up; ``AOTBUILD_WORKER_TIMEOUT``
+#: overrides it (a cluster that starts its workers on demand may need minutes).
+WORKER_TIMEOUT = 60.0
 
 T = TypeVar("T")
 
@@ -110,20 +115,42 @@ def run_jobs(
         # Checked before anything else, so a wrong URL is an error even when nothing is compiled.
         raise ConfigError(f"--executor {executor!r}: expected dask://HOST:PORT")
     if not requests:
+        if executor is not None:  # the user asked for that cluster: an unreachable one is an error
+            with _dask_client(executor):
+                pass
         return
     workers = local_workers(len(requests), jobs, executor)
     if executor is None and workers == 0:
         for request in requests:
             yield compile_job(request)
         return
-    with _executor(executor, workers) as pool:
+    with _executor(executor, workers) as (pool, wait_for_workers):
         futures: list[Future[JobResult]] = [pool.submit(compile_job, request) for request in requests]
         try:
-            for future in as_completed(futures):
-                yield _result(future, executor)
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, timeout=worker_timeout(), return_when=FIRST_COMPLETED)
+                if not done:  # nothing finished for a while: is anyone still there to do it?
+                    wait_for_workers()
+                for future in done:
+                    yield _result(future, executor)
         finally:
             for future in futures:
                 future.cancel()
+
+
+def worker_timeout() -> float:
+    """:data:`WORKER_TIMEOUT`, or the seconds ``AOTBUILD_WORKER_TIMEOUT`` says."""
+    text = os.environ.get("AOTBUILD_WORKER_TIMEOUT", "").strip()
+    if not text:
+        return WORKER_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise ConfigError(f"AOTBUILD_WORKER_TIMEOUT={text!r}: expected a number of seconds above 0")
+    return seconds
 
 
 def _result(future: Future[JobResult], executor: str | None) -> JobResult:
@@ -137,13 +164,28 @@ def _result(future: Future[JobResult], executor: str | None) -> JobResult:
 
 
 @contextmanager
-def _executor(spec: str | None, workers: int) -> Iterator[Executor]:
+def _executor(spec: str | None, workers: int) -> Iterator[tuple[Executor, Callable[[], None]]]:
+    """The pool that runs the jobs, and a check that it still has workers (raising if it has
+    had none for :func:`worker_timeout` seconds)."""
     if spec is None:
-        with _local_pool(workers) as pool:
-            yield pool
+        with _local_pool(workers) as pool:  # its workers are ours: replaced when they die
+            yield pool, lambda: None
     else:
-        with _dask_executor(spec) as pool:
-            yield pool
+        with _dask_client(spec) as client:
+
+            def wait_for_workers() -> None:
+                seconds = worker_timeout()
+                try:
+                    client.wait_for_workers(1, timeout=seconds)
+                except TimeoutError:
+                    raise CompileError(
+                        f"--executor {spec}: no workers answered in {seconds:g} s (the scheduler has "
+                        "none; start one with `dask worker` on its address, or set "
+                        "AOTBUILD_WORKER_TIMEOUT to wait longer)"
+                    ) from None
+
+            wait_for_workers()
+            yield client.get_executor(pure=False), wait_for_workers
 
 
 class _CompileWorker(multiprocessing.context.ForkServerProcess):
@@ -226,8 +268,8 @@ def _local_pool(workers: int) -> Iterator[Executor]:
 
 
 @contextmanager
-def _dask_executor(spec: str) -> Iterator[Executor]:
-    """A ``dask.distributed`` client's executor on the scheduler at ``dask://HOST:PORT``."""
+def _dask_client(spec: str) -> Iterator[Any]:
+    """A ``dask.distributed`` client of the scheduler at ``dask://HOST:PORT``."""
     try:
         from distributed import Client
     except ImportError:
@@ -240,6 +282,6 @@ def _dask_executor(spec: str) -> Iterator[Executor]:
     except (OSError, TimeoutError, ValueError) as exc:  # ValueError: no port in the address
         raise ConfigError(f"--executor {spec}: cannot reach the dask scheduler at {address}: {exc}") from None
     try:
-        yield client.get_executor(pure=False)
+        yield client
     finally:
         client.close()

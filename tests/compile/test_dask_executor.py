@@ -226,3 +226,38 @@ def test_executor_errors_on_the_command_line(
     assert len(lines) == 1, captured.err
     assert lines[0].startswith("aotbuild: error: ")
     assert expected in lines[0]
+
+
+def test_an_unreachable_scheduler_is_an_error_even_when_everything_is_cached(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(project, out_dir=str(tmp_path / "first"), jobs=1, progress=Progress(quiet=True))
+    monkeypatch.setattr(workers, "SCHEDULER_TIMEOUT", 1.0)
+    with pytest.raises(ConfigError, match=r"cannot reach the dask scheduler at tcp://127\.0\.0\.1:1\b"):
+        build(project, out_dir=str(tmp_path / "second"), executor=UNREACHABLE, progress=Progress(quiet=True))
+
+
+def test_a_scheduler_without_workers_is_reported_after_the_timeout(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AOTBUILD_WORKER_TIMEOUT", "2")
+    with LocalCluster(
+        n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=":0"
+    ) as empty:
+        address = "dask://" + empty.scheduler_address.removeprefix("tcp://")
+        started = time.perf_counter()
+        argv = ["compile", str(project), "--out", str(tmp_path), "--executor", address, "--no-cache", "-q"]
+        code = main(argv)
+        elapsed = time.perf_counter() - started
+    captured = capsys.readouterr()
+    assert code == 1
+    assert f"aotbuild: error: --executor {address}: no workers answered in 2 s" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1, captured.err
+    assert elapsed < 2.0 + 20.0
+    assert not (tmp_path / "dask_ext").exists()
+
+
+def test_a_wrong_worker_timeout_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AOTBUILD_WORKER_TIMEOUT", "soon")
+    with pytest.raises(ConfigError, match=r"AOTBUILD_WORKER_TIMEOUT='soon': expected a number of seconds"):
+        workers.worker_timeout()
