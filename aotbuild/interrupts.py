@@ -11,10 +11,12 @@ Op's object arrives, and before the new package replaces the old.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 _interrupted = threading.Event()
 
@@ -30,11 +32,27 @@ def remembered_interrupts() -> Iterator[None]:
     swallowed; ``raise_if_interrupted`` raises it again. Main thread only (as signals are)."""
     _interrupted.clear()
     previous = signal.signal(signal.SIGINT, _remember_and_raise)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_about_interrupts(previous_hook)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = previous_hook
         _interrupted.clear()
+
+
+def _quiet_about_interrupts(hook: Callable[[Any], object]) -> Callable[[Any], object]:
+    """``sys.unraisablehook`` without the traceback Python prints for a KeyboardInterrupt it
+    swallowed (in a finaliser, or in one of llvmlite's ctypes callbacks): the interrupt is
+    remembered and raised again, and the user asked for it; any other report is printed."""
+
+    def report(unraisable: Any) -> object:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _interrupted.is_set():
+            return None
+        return hook(unraisable)
+
+    return report
 
 
 def raise_if_interrupted() -> None:
