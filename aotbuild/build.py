@@ -12,6 +12,7 @@ sharing a cache, run side by side.
 from __future__ import annotations
 
 import sysconfig
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +22,10 @@ from .cache.location import cache_dir, size_cap
 from .cache.store import ObjectCache
 from .codegen.plan import BuildPlan, make_plan
 from .config import ProjectConfig, display_path, load_config
-from .errors import CompileError, ConfigError
+from .errors import AotBuildWarning, CompileError, ConfigError
 from .files import exclusive_lock, write_if_changed
 from .interrupts import raise_if_interrupted
+from .package.ownership import check_replaceable, owned_folder, remove
 from .progress import Progress
 from .rewrite import rewrite
 from .trace.driver import project_imports, trace_project
@@ -66,13 +68,12 @@ class BuildResult:
 
 def _write_modules(plan: BuildPlan, folder: Path) -> None:
     """Every generated module, readable, in ``folder``; modules of earlier builds are removed."""
-    folder.mkdir(parents=True, exist_ok=True)
     wanted = {module.filename for module in plan.modules}
     for module in plan.modules:
         write_if_changed(folder / module.filename, module.text.encode())
     for stale in folder.glob("aot_*.py"):
         if stale.name not in wanted:
-            stale.unlink()
+            remove(stale)
 
 
 def _compile(
@@ -162,13 +163,16 @@ def build(
     use_cache: bool = True,
     profile: bool = False,
     fuse: bool = True,
+    force: bool = False,
 ) -> BuildResult:
     """Build the package ``path`` (a graphs.toml) declares; returns what was built.
 
     ``jobs`` compile worker processes (default: one per CPU; 1 compiles in this process), or
     the cluster ``executor`` (``dask://HOST:PORT``). ``use_cache=False`` neither reads nor
     writes the object cache. ``profile`` compiles per-Op timers in (``pkg.profile()``);
-    ``fuse=False`` keeps every elementwise Op its own (for debugging).
+    ``fuse=False`` keeps every elementwise Op its own (for debugging). ``force`` replaces
+    ``<out_dir>/<name>`` even when aotbuild did not write what is there (see
+    :mod:`aotbuild.package.ownership`); without it the build stops before doing anything.
     """
     from .compile.workers import default_jobs
 
@@ -183,11 +187,18 @@ def build(
         f"{display_path(project.path)}: package {package.name} {package.version}, "
         f"{len(project.graphs)} graph(s), target {package.target}"
     )
+    destination = project.out_dir / package.name
+    if check_replaceable(destination, package.name, force=force):
+        message = f"{display_path(destination)} was not written by aotbuild; --force replaces it"
+        warnings.warn(message, AotBuildWarning, stacklevel=2)
+    project.out_dir.mkdir(parents=True, exist_ok=True)
+    work = owned_folder(project.out_dir / ".aotbuild" / package.name, project.out_dir)
+    for folder in ("modules", "objects", "c", "native"):
+        owned_folder(work / folder, work)
     cache = ObjectCache(cache_dir()) if use_cache else None
     cap = size_cap()
-    work = project.out_dir / ".aotbuild" / package.name
     with exclusive_lock(work.parent / f"{package.name}.lock"):
-        result = _build_locked(project, work, cache, progress, jobs, executor, profile, fuse)
+        result = _build_locked(project, work, cache, progress, jobs, executor, profile, fuse, force)
     if cache is not None:
         cache.evict(cap)
     return result
@@ -202,6 +213,7 @@ def _build_locked(
     executor: str | None,
     profile: bool,
     fuse: bool,
+    force: bool,
 ) -> BuildResult:
     from .compile.target import resolve_target
     from .link.linalg import graphs_needing_linalg
@@ -209,8 +221,8 @@ def _build_locked(
     from .package.licences import NUMBA_LICENCE_FILE, numba_licence
     from .package.loader import render_exceptions, render_loader, render_profile, render_stub
     from .package.manifest import build_manifest, manifest_text
+    from .package.ownership import MODULES_FOLDER
     from .package.writer import (
-        MODULES_FOLDER,
         discard,
         publish,
         remove_leftovers,
@@ -250,8 +262,8 @@ def _build_locked(
     linalg = graphs_needing_linalg(plan, objects)
 
     destination = project.out_dir / package.name
-    remove_leftovers(destination)
-    staged = staging_dir(destination)
+    remove_leftovers(work)
+    staged = staging_dir(work)
     try:
         natives: list[tuple[Target, str]] = []
         reused = True
@@ -279,6 +291,7 @@ def _build_locked(
             write_text(staged / MODULES_FOLDER, module.filename, module.text)
         changed = not same_tree(staged, destination)
         raise_if_interrupted()  # the last moment the old package can still be kept
+        check_replaceable(destination, package.name, force=force)  # it may have appeared since
         if changed:
             publish(staged, destination)
         else:

@@ -56,6 +56,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="compile on a cluster instead: dask://HOST:PORT (a dask.distributed scheduler)",
     )
+    compile_.add_argument(
+        "--force",
+        action="store_true",
+        help="replace OUT/NAME even when it is not a package aotbuild built (its contents are lost)",
+    )
     compile_.add_argument("--no-cache", action="store_true", help="neither read nor write the object cache")
     compile_.add_argument(
         "--no-fuse",
@@ -212,6 +217,7 @@ def _compile_command(args: argparse.Namespace) -> int:
                 use_cache=not args.no_cache,
                 profile=args.profile,
                 fuse=not args.no_fuse,
+                force=args.force,
             )
     except AotBuildError as exc:
         if args.verbose:

@@ -45,6 +45,10 @@ class LinkError(AotBuildError):
     """The C compiler or linker failed, or the shared object misses a symbol."""
 
 
+class OutputError(AotBuildError):
+    """The build would replace or remove something aotbuild did not write (or cannot write)."""
+
+
 class UsageError(AotBuildError):
     """The command line itself was wrong (exit code 2)."""
 

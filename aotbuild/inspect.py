@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import AotBuildError
-from .package.writer import MODULES_FOLDER
+from .package.ownership import MODULES_FOLDER
 
 
 class InspectError(AotBuildError):

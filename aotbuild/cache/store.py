@@ -17,17 +17,24 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import time
 import warnings
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 from ..errors import AotBuildWarning
 from ..files import atomic_write
 
 MAGIC = b"aotbuild-cache 1\n"
+
+#: Entry files, ``<key>``, and the temporary files they are written through, ``.<key>.<random>``;
+#: keys are sha256 hex digests, filed under their first two digits.
+_ENTRY = re.compile(r"(?P<temporary>\.)?(?P<key>[0-9a-f]{64})(?(temporary)\.\w+)")
+_SHARD = re.compile(r"[0-9a-f]{2}")
 
 #: Temporary files older than this are debris of a killed build (a live write takes seconds).
 STALE_TEMPORARY_SECONDS = 3600.0
@@ -94,18 +101,24 @@ class ObjectCache:
         self.used.add(key)
 
     def files(self) -> Iterator[StoredFile]:
-        """Every entry (and stray temporary file) in the cache, in no particular order."""
-        if not self.objects.is_dir():
+        """Every entry (and stray temporary file) in the cache, in no particular order: files
+        named as the cache names them, in real folders (``AOTBUILD_CACHE_DIR`` may point at a
+        folder that holds other things: eviction and ``cache clear`` never see those)."""
+        if self.objects.is_symlink() or not self.objects.is_dir():
             return
         for folder in self.objects.iterdir():
-            if not folder.is_dir():
+            if folder.is_symlink() or not folder.is_dir() or not _SHARD.fullmatch(folder.name):
                 continue
             for path in folder.iterdir():
+                match = _ENTRY.fullmatch(path.name)
+                if match is None or not match.group("key").startswith(folder.name):
+                    continue
                 try:
-                    stat = path.stat()
+                    stat = path.lstat()
                 except OSError:  # removed by a concurrent build
                     continue
-                yield StoredFile(path, stat.st_size, stat.st_mtime)
+                if S_ISREG(stat.st_mode):
+                    yield StoredFile(path, stat.st_size, stat.st_mtime)
 
     def info(self) -> CacheInfo:
         entries = [f for f in self.files() if not f.path.name.startswith(".")]

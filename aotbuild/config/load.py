@@ -210,4 +210,38 @@ def load_config(
     if not isinstance(graphs_table, dict) or not graphs_table:
         raise ConfigError(f"{display_path(path)}: no graphs declared; add at least one [graphs.NAME] table")
     graphs = tuple(_graph(name, table, path) for name, table in graphs_table.items())
+    _check_not_shadowing(package.name, graphs, path)
     return ProjectConfig(path=path.resolve(), package=package, graphs=graphs)
+
+
+#: Modules every build or generated package imports, besides the standard library's.
+_IMPORTED_BY_AOTBUILD = ("numpy", "scipy", "numba", "llvmlite", "aotbuild", "setuptools", "jinja2", "tomli")
+
+
+def _check_not_shadowing(name: str, graphs: Sequence[GraphConfig], path: Path) -> None:
+    """A package that would hide a module its user imports: NumPy, SciPy, the standard library,
+    a module of the project (next to graphs.toml, or one a graph's function lives in)."""
+    where = _Where(path, "package")
+    if name in sys.stdlib_module_names or name in _IMPORTED_BY_AOTBUILD:
+        shadowed = (
+            f"the standard library's module {name}"
+            if name in sys.stdlib_module_names
+            else f"{name}, which aotbuild and the packages it builds import"
+        )
+        raise where.error(f"{name!r} would shadow {shadowed}; choose another name", "name")
+    for graph in graphs:
+        if graph.function.partition(":")[0].split(".")[0] == name:
+            raise where.error(
+                f"{name!r} would shadow the module {name} that [graphs.{graph.name}] function comes "
+                "from; choose another name",
+                "name",
+            )
+    from ..package.ownership import not_ours
+
+    root = path.resolve().parent
+    module, package = root / f"{name}.py", root / name
+    if module.is_file() or ((package / "__init__.py").is_file() and not_ours(package, name) is not None):
+        shadowed = display_path(module if module.is_file() else package)
+        raise where.error(
+            f"{name!r} would shadow the project's module {shadowed}; choose another name", "name"
+        )

@@ -20,6 +20,7 @@ from ..compile.keys import key_of, toolchain_key
 from ..compile.workers import default_jobs
 from ..errors import LinkError
 from ..files import atomic_write, public_mode, write_if_changed
+from ..package.ownership import remove
 from .entry import render_entry
 from .linalg import getters
 from .toolchain import Toolchain, numba_source_dir
@@ -77,12 +78,11 @@ def _runtime_sources() -> dict[str, bytes]:
 
 def _write_sources(folder: Path, sources: Mapping[str, bytes]) -> None:
     """The C sources of this build, for reading; sources of earlier builds are removed."""
-    folder.mkdir(parents=True, exist_ok=True)
     for name, text in sources.items():
         write_if_changed(folder / name, text)
     for stale in folder.glob("*.c"):
         if stale.name not in sources:
-            stale.unlink()
+            remove(stale)
 
 
 def undefined_symbols(path: Path) -> list[str] | None:

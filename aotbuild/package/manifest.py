@@ -14,8 +14,7 @@ from ..compile.keys import toolchain_versions
 from ..compile.target import Target
 from ..config import ProjectConfig
 from ..link.linalg import PROVIDERS
-
-MANIFEST_FORMAT = 1
+from .ownership import MANIFEST_FORMAT
 
 
 def build_manifest(

@@ -1,26 +1,28 @@
 """Stage 8: put the package together in a temporary folder, then swap it into place.
 
 An interrupted build never leaves a half-written package: the previous one stays until the new
-one is complete. Builds of one package hold a lock (see :mod:`aotbuild.build`), so folders left
-beside it by a build that was killed are removed by the next one.
+one is complete. The staging folder, and the previous package while it is being replaced, live
+in the build's own work folder (``<out_dir>/.aotbuild/<name>/``), never beside the user's
+files; builds of one package hold a lock (see :mod:`aotbuild.build`), so folders left there by
+a build that was killed are removed by the next one.
 """
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 
+from ..errors import OutputError
 from ..files import atomic_write, public_mode
+from .ownership import remove
 
-#: The package folder holding every generated Op module, as text to read (``aotbuild inspect``).
-MODULES_FOLDER = "_modules"
+_STAGING, _REPLACED = "staging-", "replaced-"
 
 
-def staging_dir(destination: Path) -> Path:
-    """A new folder beside ``destination``, with the mode ``mkdir`` would give it."""
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    staged = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}.building-"))
+def staging_dir(work: Path) -> Path:
+    """A new folder in the work folder ``work``, with the mode ``mkdir`` would give it."""
+    work.mkdir(parents=True, exist_ok=True)
+    staged = Path(tempfile.mkdtemp(dir=work, prefix=_STAGING))
     staged.chmod(public_mode(directory=True))
     return staged
 
@@ -30,32 +32,40 @@ def write_text(folder: Path, name: str, text: str) -> None:
 
 
 def publish(staged: Path, destination: Path) -> None:
-    """Replace ``destination`` with ``staged`` (two renames; the old one is removed after)."""
+    """Replace ``destination`` with ``staged`` (two renames; the old one is removed after, from
+    the work folder it was moved into)."""
+    work = staged.parent
     old = None
-    if destination.exists():
-        old = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}.old-"))
-        destination.rename(old / destination.name)
-    staged.rename(destination)
+    try:
+        if destination.is_symlink() or destination.exists():
+            old = Path(tempfile.mkdtemp(dir=work, prefix=_REPLACED))
+            destination.rename(old / destination.name)
+        staged.rename(destination)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot move the new package into {destination}: {exc} (the work folder {work} must be "
+            "on the same file system)"
+        ) from None
     if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        remove(old)
 
 
 def discard(staged: Path) -> None:
-    shutil.rmtree(staged, ignore_errors=True)
+    remove(staged)
 
 
-def remove_leftovers(destination: Path) -> None:
-    """Staging and old folders of killed builds of ``destination`` (call under its lock)."""
-    if not destination.parent.is_dir():
+def remove_leftovers(work: Path) -> None:
+    """Staging and replaced folders of killed builds, in the work folder (call under its lock)."""
+    if not work.is_dir():
         return
-    for pattern in (f".{destination.name}.building-*", f".{destination.name}.old-*"):
-        for leftover in destination.parent.glob(pattern):
-            shutil.rmtree(leftover, ignore_errors=True)
+    for prefix in (_STAGING, _REPLACED):
+        for leftover in work.glob(prefix + "*"):
+            remove(leftover)
 
 
 def same_tree(staged: Path, destination: Path) -> bool:
     """Whether ``destination`` already holds exactly the files of ``staged``."""
-    if not destination.is_dir():
+    if destination.is_symlink() or not destination.is_dir():
         return False
 
     def files(root: Path) -> list[Path]:

@@ -89,9 +89,17 @@ def _map_for_editable_install(dist: Any, package_dir: Path, graphs: Path) -> Non
 
 
 def copy_package(package_dir: Path, build_lib: Path) -> list[Path]:
-    """The built package copied into ``build_lib`` (the wheel's files); the files copied."""
+    """The built package copied into ``build_lib`` (the wheel's files); the files copied. An
+    earlier copy is replaced; anything else of that name there stops the build."""
+    from ..package.ownership import not_ours, remove
+
     destination = build_lib / package_dir.name
-    if destination.exists():
-        shutil.rmtree(destination)
+    problem = not_ours(destination, package_dir.name)
+    if problem is not None:
+        raise AotBuildError(
+            f"aotbuild: error: {destination} {problem}; it would be lost in the wheel. Does the "
+            f"project ship a package named {package_dir.name} too? Rename one of them"
+        )
+    remove(destination)
     shutil.copytree(package_dir, destination)
     return sorted(path for path in destination.rglob("*") if path.is_file())

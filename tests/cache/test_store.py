@@ -106,3 +106,31 @@ def test_info_and_clear(tmp_path: Path) -> None:
     assert info.entries == 2 and info.size > 150 and info.root == tmp_path
     assert cache.clear() == info.size
     assert cache.info().entries == 0
+
+
+def test_a_cache_folder_shared_with_other_files_loses_none_of_them(tmp_path) -> None:
+    """AOTBUILD_CACHE_DIR may name a folder that holds other things: clearing and evicting
+    remove only files named as the cache names its entries."""
+    cache = ObjectCache(tmp_path)
+    key = "ab" + "0" * 62
+    cache.put(key, b"object", {"kind": "op"})
+    theirs = [
+        tmp_path / "notes.txt",
+        tmp_path / "objects" / "notes.txt",
+        tmp_path / "objects" / "ab" / "notes.txt",
+        tmp_path / "objects" / "photos" / "cat.jpg",
+        tmp_path / "objects" / "cd" / ("ab" + "1" * 62),  # a key's name, in the wrong folder
+    ]
+    for path in theirs:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("theirs")
+    elsewhere = tmp_path.parent / (tmp_path.name + "-linked")
+    elsewhere.mkdir()
+    (elsewhere / ("ef" + "2" * 62)).write_text("theirs")
+    (tmp_path / "objects" / "ef").symlink_to(elsewhere)
+    assert cache.info().entries == 1
+    cache.evict(0)
+    cache.clear()
+    assert not cache.path(key).exists()
+    assert all(path.read_text() == "theirs" for path in theirs)
+    assert (elsewhere / ("ef" + "2" * 62)).read_text() == "theirs"
