@@ -18,7 +18,7 @@ work, plainly and under cProfile, and whether ``nogil = true`` lets threads run 
 3. **Memory**: a million calls each of graphs that allocate — a kernel and a traced graph returning
    a new 8-element array, a kernel raising an exception with run-time values
    (``ValueError("bad", i, x[0])``) and one raising a static exception — in a fresh process per
-   graph, with the runtime's allocation counters on. Why: the README promises that the runtime
+   graph, with the runtime's allocation counters on. Why: docs/package.md promises that the runtime
    frees every array and exception it allocates; a leak of a few bytes per call hides in a test of
    thousands of calls but shows in the RSS after a million. Read before the calls, after 100,000
    (the warm-up: allocator pools, interned objects) and every 250,000: the RSS (``/proc/self/statm``),

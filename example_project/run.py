@@ -1,7 +1,7 @@
 """Call every graph of the example package and check it against NumPy.
 
 Run after `aotbuild compile example_project/graphs.toml`, which builds the package into
-example_project/build/, or after installing the wheel `pip wheel example_project` makes (then the
+example_project/build/, or after installing the wheel `pip wheel ./example_project` makes (then the
 installed package is used). The package needs only NumPy: this script imports it with numba and
 llvmlite blocked to show it.
 """

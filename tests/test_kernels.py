@@ -131,7 +131,7 @@ def ewma(x, alpha=0.25, start=None):
 
 
 def test_defaulted_parameters_the_signature_leaves_out_are_compiled_in(tmp_path) -> None:
-    """README: further parameters must have defaults; a kernel takes them as numba takes an
+    """docs/graphs-toml.md: further parameters must have defaults; a kernel takes them as numba takes an
     omitted argument (this crashed with "Signature mismatch" inside numba)."""
     from aotbuild.build import build
     from aotbuild.progress import Progress

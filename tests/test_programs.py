@@ -156,7 +156,7 @@ def test_statistics(package, data) -> None:
 def test_integers(package, data) -> None:
     a = data.draw(matrices(0, 4, np.int64, st.integers(-5, 9)))
     # NumPy's weighted bincount of an empty array is int64, not float64: a value-dependent dtype
-    # no compiled signature can follow (README, "Known differences").
+    # no compiled signature can follow (docs/tracing.md, "Known differences").
     b = np.array(data.draw(st.lists(st.integers(0, 9), min_size=1, max_size=6)), dtype=np.int64)
     check(package.integers(a, b), numpy_results(programs.integers, a, b))
 

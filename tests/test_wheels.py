@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -41,7 +42,7 @@ def plugin_installed() -> bool:
 def _requires_the_installed_plugin() -> None:
     assert plugin_installed(), (
         "aotbuild is not installed in this environment, so setuptools cannot find its plugin: "
-        "`pip install -e .` (the README's test command installs it)"
+        "`pip install .` (the README's test command installs it)"
     )
 
 
@@ -64,11 +65,31 @@ def pip_wheel(project: Path, dist: Path) -> subprocess.CompletedProcess[str]:
     return pip("wheel", str(project), "--no-build-isolation", "--no-deps", "--no-index", "-w", str(dist))
 
 
+def documented_wheel_command() -> list[str]:
+    """The command docs/wheels.md gives for the example's wheel (under ``<!-- wheel-command -->``)."""
+    text = (REPO / "docs" / "wheels.md").read_text(encoding="utf-8")
+    lines = text.split("<!-- wheel-command -->\n", 1)[1].splitlines()
+    assert lines[0] == "```bash", "the wheel command is a bash block right under its marker"
+    return shlex.split(lines[1])
+
+
 @pytest.fixture(scope="module")
 def example_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example's wheel, built by the command docs/wheels.md gives, as written, run where
+    ``./example_project`` is a copy of the example."""
     folder = tmp_path_factory.mktemp("wheel")
-    project = copy_project(EXAMPLE, folder / "example_project")
-    done = pip_wheel(project, folder / "dist")
+    copy_project(EXAMPLE, folder / "example_project")
+    command = documented_wheel_command()
+    assert command[0] == "pip"
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", *command[1:]],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env=env,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     (wheel,) = (folder / "dist").glob("*.whl")
     return wheel

@@ -1,7 +1,7 @@
 """The validated contents of ``graphs.toml``: frozen, with a docstring under each field.
 
-This is the one place that says what each setting means; the loader fills it and the README's
-reference is written from it.
+This is the one place that says what each setting means; the loader fills it, and the reference
+in docs/graphs-toml.md is written from it (tests/test_docs.py checks that it lists every key).
 """
 
 from __future__ import annotations
