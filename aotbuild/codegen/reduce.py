@@ -1,6 +1,23 @@
-"""Render a reduction node — or a reduction of a fused elementwise value — into its Op module."""
+"""Render a reduction node — or a reduction of a fused elementwise value — into its Op module.
+
+The module reduces in the order NumPy's iterator does for a C-contiguous input, so float sums
+are NumPy's to the bit:
+
+* **rows** (the last axis is reduced): the trailing reduced axes form one run per result
+  element, summed with NumPy's pairwise recursion (leaves of up to 128 values, eight interleaved
+  partial sums: :func:`aotbuild.compile.intrinsics.leaf_sum`); reduced axes before them add
+  their runs in order. A C-contiguous run is summed where it lies; any other run, and a fused
+  value, is computed leaf by leaf into a small buffer first (a loop LLVM vectorises).
+* **columns** (the last axis is kept): NumPy adds whole rows into the result in C order, so the
+  module does too, vectorised along the last axis.
+
+Other reductions (``prod``, ``min``, ``max``, ``any``, ``all``, integer sums) combine in the
+same C order.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -9,26 +26,59 @@ from ..graph.fused import FusedReduce
 from ..types import Array
 from .elementwise import broadcast, fused_body, helper_sources
 from .module import OpModule, template_op
+from .scalar import Helper
 from .slots import input_slots
 
-#: Elements summed in order before a block sum joins the pairwise combination (NumPy: 128).
+#: The most values NumPy's pairwise sum adds as one leaf (``PW_BLOCKSIZE``).
 PAIRWISE_BLOCK = 128
 
 _NUMPY_NAMES = {"min": "minimum", "max": "maximum"}
 
 
-def _context(op: Reduce | FusedReduce, ndim: int) -> dict[str, object]:
+@dataclass(frozen=True)
+class Reading:
+    """How the reduced value is read at an index: ``read("i0", "i1")`` is its expression."""
+
+    inputs: list[str]
+    """The fused value's array inputs (empty: the reduction of a plain input ``a``)."""
+
+    steps: list[str]
+    """The broadcast steps ``element`` takes after the inputs (see ``Broadcast.steps``)."""
+
+    direct_condition: str
+    """When no input is broadcast along the run (rows) or at all (columns), so
+    ``element_direct`` may read them without steps there (empty: never)."""
+
+    def read(self, indices: list[str], direct: bool = False) -> str:
+        if not self.inputs:
+            return f"a[{', '.join(indices)}]"
+        if direct and self.direct_condition:
+            return f"element_direct({', '.join(self.inputs + self.steps + indices)})"
+        return f"element({', '.join(self.inputs + self.steps + indices)})"
+
+
+def _context(
+    op: Reduce | FusedReduce,
+    ndim: int,
+    reading: Reading,
+    row_views: list[tuple[str, str]] | None = None,
+    row_args: list[str] | None = None,
+) -> dict[str, object]:
     """What ``ops/reduce.py.j2`` needs to reduce a value of ``ndim`` dimensions as ``op`` says."""
     reduced = list(op.axes)
     kept = [axis for axis in range(ndim) if axis not in op.axes]
-    # The first element reduced (min and max start from it); with keepdims, also the result's place.
-    first_index = ["0" if axis in op.axes else f"i{axis}" for axis in range(ndim)]
+    indices = [f"i{axis}" for axis in range(ndim)]
     if op.keepdims:
-        out_index = first_index
+        out_index = ["0" if axis in op.axes else f"i{axis}" for axis in range(ndim)]
         out_shape = ["1" if axis in op.axes else f"n{axis}" for axis in range(ndim)]
     else:
         out_index = [f"i{axis}" for axis in kept]
         out_shape = [f"n{axis}" for axis in kept]
+    dtype = np.dtype(op.out_dtype)
+    pairwise = op.kind in ("sum", "mean") and dtype.kind in "fc"
+    rows = bool(reduced) and reduced[-1] == ndim - 1
+    run = _run_axes(op.axes, ndim)
+    first_index = ["0" if axis in op.axes else f"i{axis}" for axis in range(ndim)]
     return {
         "kind": op.kind,
         "numpy_name": _NUMPY_NAMES.get(op.kind, op.kind),
@@ -36,18 +86,45 @@ def _context(op: Reduce | FusedReduce, ndim: int) -> dict[str, object]:
         "ndim": ndim,
         "reduced": reduced,
         "kept": kept,
-        "indices": [f"i{axis}" for axis in range(ndim)],
-        # The index of an element of the innermost reduced axis at "{k}" (pairwise sums).
-        "run_index": ["{k}" if reduced and axis == reduced[-1] else f"i{axis}" for axis in range(ndim)],
-        "first_index": first_index,
+        "indices": indices,
+        "first": reading.read(first_index),
+        "element": reading.read(indices),
+        "element_direct": reading.read(indices, direct=True),
+        "direct_condition": reading.direct_condition,
         "reduced_count": " * ".join(f"n{axis}" for axis in reduced) or "1",
         "out_index": out_index,
         "out_shape": out_shape,
         "scalar_result": not op.keepdims and not kept,
-        "pairwise": op.kind in ("sum", "mean") and np.dtype(op.out_dtype).kind in "fc",
+        "structure": "rows" if rows else "columns",
+        "pairwise": pairwise,
+        "complex_sum": pairwise and dtype.kind == "c",
+        "run": run,
+        "run_length": " * ".join(f"n{axis}" for axis in run) or "1",
         "block": PAIRWISE_BLOCK,
-        "wide_dtype": "complex128" if np.dtype(op.out_dtype).kind == "c" else "float64",
+        "wide_dtype": "complex128" if dtype.kind == "c" else "float64",
+        "plain": not reading.inputs,
+        "rows": row_views or [],
+        "element_row": f"element_row({', '.join(row_args)}, i{ndim - 1})" if row_args else "",
+        "outer_reduced": [axis for axis in reduced if axis not in run],
+        # What ``fill`` takes to read a run: the input(s), the fixed indices, the run's lengths.
+        "fill_params": [
+            *(["a"] if not reading.inputs else [*reading.inputs, *reading.steps]),
+            *(["direct"] if reading.steps else []),
+            *(f"i{axis}" for axis in range(ndim) if axis not in run),
+            *(f"n{axis}" for axis in run),
+        ],
     }
+
+
+def _run_axes(axes: tuple[int, ...], ndim: int) -> list[int]:
+    """The run: the trailing reduced axes, summed as one sequence (NumPy coalesces them); none
+    when the last axis is kept."""
+    run: list[int] = []
+    for axis in reversed(range(ndim)):
+        if axis not in axes:
+            break
+        run.insert(0, axis)
+    return run
 
 
 def render_reduce(node: Node) -> OpModule:
@@ -63,35 +140,71 @@ def render_reduce(node: Node) -> OpModule:
         slots,
         name=op.kind,
         title=title,
-        element=None,
-        **_context(op, slot.ndim),
+        elements=[],
+        helpers=[],
+        **_context(op, slot.ndim, Reading([], [], "")),
+        # A run of the input's own dtype is summed where it lies; another is converted first.
+        in_place_runs=slot.dtype == op.out_dtype,
+    )
+
+
+def _element(
+    name: str, arguments: list[str], indices: list[str], steps: list[str], fns: str, dtype: str
+) -> str:
+    return "\n".join(
+        [
+            "@register_jitable",
+            f"def {name}({', '.join(arguments + indices)}):",
+            f'    """The reduced value ({fns}) at ({", ".join(indices)}), in {dtype}."""',
+            *(f"    {statement}" for statement in steps),
+        ]
     )
 
 
 def render_fused_reduce(node: Node) -> OpModule:
     """The reduction reads ``element(inputs..., steps..., i0, i1, ...)``: the fused value at that
-    index (:func:`~aotbuild.codegen.elementwise.fused_body`), computed as it is read."""
+    index (:func:`~aotbuild.codegen.elementwise.fused_body`), computed as it is read; where no
+    input is broadcast, ``element_direct(inputs..., i0, i1, ...)`` reads them without steps."""
     op = node.op
     assert isinstance(op, FusedReduce)
     slots = input_slots(node)
     ndim = max(slot.ndim for slot in slots)
     plan = broadcast(slots, ndim)
-    body = fused_body(op.steps, slots, plan.reads)
     indices = [f"i{d}" for d in range(ndim)]
-    arguments = [slot.name for slot in slots if not slot.is_constant] + [str(s["name"]) for s in plan.steps]
+    inputs = [slot.name for slot in slots if not slot.is_constant]
+    steps = [str(s["name"]) for s in plan.steps]
     value_dtype = op.steps[-1].out_dtype
-    fns = [step.fn for step in op.steps]
-    element = "\n".join(
-        [
-            "@register_jitable",
-            f"def element({', '.join(arguments + indices)}):",
-            f'    """The reduced value ({"·".join(fns)}) at ({", ".join(indices)}), in {value_dtype}."""',
-            *(f"    {statement}" for statement in body.statements),
-            f"    return np.{value_dtype}({body.value})",
-        ]
-    )
+    fns = "·".join(step.fn for step in op.steps)
+    helpers: list[Helper] = []
+    elements = []
+    # The axis or axes the innermost loops run along: read directly there when nothing is
+    # broadcast along them, so LLVM sees the stride and vectorises.
+    inner = _run_axes(op.axes, ndim) or [ndim - 1]
+    direct_condition = plan.direct_on(inner)
+    for name, reads, arguments in (
+        ("element", plan.reads, inputs + steps),
+        *([("element_direct", plan.reads_direct_on(inner), inputs + steps)] if direct_condition else []),
+    ):
+        body = fused_body(op.steps, slots, reads)
+        helpers += body.helpers
+        lines = [*body.statements, f"return np.{value_dtype}({body.value})"]
+        elements.append(_element(name, arguments, indices, lines, fns, value_dtype))
+    row_args: list[str] = []
+    rows = plan.rows() if direct_condition and len(inner) == 1 and inner[0] == ndim - 1 else []
+    if rows:
+        # Each input's row along the run, checked C-contiguous: LLVM vectorises reading it.
+        last = f"i{ndim - 1}"
+        row_of = {name: f"{name}_c" for name, _ in rows}
+        reads = [f"{row_of[slot.name]}[{last}]" if slot.name in row_of else slot.name for slot in slots]
+        body = fused_body(op.steps, slots, reads)
+        helpers += body.helpers
+        lines = [*body.statements, f"return np.{value_dtype}({body.value})"]
+        scalars = [slot.name for slot in slots if not slot.is_constant and not slot.ndim]
+        row_args = [*row_of.values(), *scalars]
+        elements.append(_element("element_row", row_args, [last], lines, fns, value_dtype))
+    reading = Reading(inputs, steps, direct_condition)
     title = (
-        f"{op.kind}(fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}), "
+        f"{op.kind}(fused {fns}({', '.join(s.describe() for s in slots)}), "
         f"axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
     )
     return template_op(
@@ -100,10 +213,10 @@ def render_fused_reduce(node: Node) -> OpModule:
         slots,
         name=f"{op.kind}_fused",
         title=title,
-        element=element,
-        element_args=", ".join(arguments),
-        helpers=helper_sources(body.helpers),
+        elements=elements,
+        helpers=helper_sources(helpers),
+        in_place_runs=False,
         axis_sources=plan.axis_sources,
         steps=plan.steps,
-        **_context(op, ndim),
+        **_context(op, ndim, reading, rows, row_args),
     )

@@ -1,0 +1,122 @@
+"""Building blocks that generated modules import when they are compiled: array retyping and
+NumPy's pairwise-sum leaf, written with LLVM vector types.
+
+They are part of the code generator, not of any module's text, so a change here bumps
+``CODEGEN_VERSION`` (which every cache key holds).
+
+* :func:`contiguous`, :func:`fortran` — an any-layout array (``float64[:]``) is indexed through
+  its strides, read at run time: LLVM cannot see that neighbouring elements are neighbours in
+  memory. Once a module
+  has checked that an array is C-contiguous, it retypes it: the same array, indexed by shape.
+  numba's BLAS calls copy every any-layout matrix first; retyped C or F, a transposed operand
+  goes to BLAS as it lies, with a transpose flag.
+* :func:`leaf_sum` — NumPy sums floats pairwise, and the leaves of its recursion (up to 128
+  values) with eight interleaved partial sums. LLVM's loop vectoriser will not reorder a float
+  sum, and numba leaves its SLP vectoriser off, so the eight sums stay scalar when written in
+  Python. Here they are two vectors of four lanes, lane ``j`` holding NumPy's ``r[j]``: the same
+  additions in the same order, so the same bits, on every target (SSE2 splits each vector in two).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from llvmlite import ir
+from numba.core import cgutils
+from numba.core import types as nbtypes
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+
+
+def _retyped(layout: Literal["C", "F"]) -> Any:
+    @intrinsic
+    def retype(typingctx: Any, array: Any) -> Any:
+        if not isinstance(array, nbtypes.Array):
+            return None
+        result = array.copy(layout=layout)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            # Every layout of an array type has the same data model: the struct is reused as it is.
+            return impl_ret_borrowed(context, builder, result, args[0])
+
+        return result(array), codegen
+
+    return retype
+
+
+contiguous = _retyped("C")
+contiguous.__doc__ = """``array`` typed C-contiguous. Only for an array checked to be C-contiguous
+(NumPy's rule for its strides): numba then ignores the strides when indexing it."""
+
+fortran = _retyped("F")
+fortran.__doc__ = """``array`` typed F-contiguous (a transposed C array is), once checked to be: numba
+then hands it to BLAS as it lies, with a transpose flag, where any other layout is copied."""
+
+
+@intrinsic
+def leaf_sum(typingctx: Any, values: Any, start: Any, count: Any) -> Any:
+    """NumPy's pairwise-sum leaf of ``values[start:start + count]`` (a C-contiguous 1-d float
+    array; ``count`` at most 128): below 8 values, their sum in order from zero; else eight
+    interleaved partial sums ``r[j] += values[i + j]``, combined as
+    ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the remaining values in order."""
+    if not (
+        isinstance(values, nbtypes.Array)
+        and values.ndim == 1
+        and values.layout == "C"
+        and isinstance(values.dtype, nbtypes.Float)
+        and isinstance(start, nbtypes.Integer)
+        and isinstance(count, nbtypes.Integer)
+    ):
+        return None
+    dtype = values.dtype
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        array_value, start_value, count_value = args
+        intp = context.get_value_type(nbtypes.intp)
+        element = context.get_value_type(dtype)
+        vector = ir.VectorType(element, 4)
+        align = context.get_abi_sizeof(element)
+        array = context.make_array(values)(context, builder, array_value)
+        start_value = context.cast(builder, start_value, signature.args[1], nbtypes.intp)
+        count_value = context.cast(builder, count_value, signature.args[2], nbtypes.intp)
+        base = builder.gep(array.data, [start_value])
+        zero = ir.Constant(element, 0.0)
+
+        def load_vector(offset: Any) -> Any:
+            pointer = builder.bitcast(builder.gep(base, [offset]), vector.as_pointer())
+            return builder.load(pointer, align=align)
+
+        def add_in_order(total: Any, begin: Any) -> Any:
+            """``total`` plus ``values[begin:count]``, one by one."""
+            result = cgutils.alloca_once_value(builder, total)
+            with cgutils.for_range_slice(builder, begin, count_value, ir.Constant(intp, 1)) as (index, _):
+                value = builder.load(builder.gep(base, [index]))
+                builder.store(builder.fadd(builder.load(result), value), result)
+            return builder.load(result)
+
+        result = cgutils.alloca_once(builder, element)
+        small = builder.icmp_signed("<", count_value, ir.Constant(intp, 8))
+        with builder.if_else(small) as (in_order, interleaved):
+            with in_order:
+                builder.store(add_in_order(zero, ir.Constant(intp, 0)), result)
+            with interleaved:
+                low = cgutils.alloca_once_value(builder, load_vector(ir.Constant(intp, 0)))
+                high = cgutils.alloca_once_value(builder, load_vector(ir.Constant(intp, 4)))
+                end = builder.sub(count_value, builder.srem(count_value, ir.Constant(intp, 8)))
+                eight = ir.Constant(intp, 8)
+                with cgutils.for_range_slice(builder, eight, end, eight) as (i, _):
+                    builder.store(builder.fadd(builder.load(low), load_vector(i)), low)
+                    four = builder.add(i, ir.Constant(intp, 4))
+                    builder.store(builder.fadd(builder.load(high), load_vector(four)), high)
+                lanes = [
+                    builder.extract_element(builder.load(vector_), ir.Constant(ir.IntType(32), j))
+                    for vector_ in (low, high)
+                    for j in range(4)
+                ]
+                r0, r1, r2, r3, r4, r5, r6, r7 = lanes
+                left = builder.fadd(builder.fadd(r0, r1), builder.fadd(r2, r3))
+                right = builder.fadd(builder.fadd(r4, r5), builder.fadd(r6, r7))
+                builder.store(add_in_order(builder.fadd(left, right), end), result)
+        return builder.load(result)
+
+    return dtype(values, start, count), codegen

@@ -1,0 +1,72 @@
+"""Reductions whose order decides their bits: NumPy's pairwise sums, row by row and column by
+column (tests/test_reductions.py)."""
+
+import numpy as np
+
+
+def total(x):
+    return np.sum(x)
+
+
+def total32(x):
+    return np.sum(x)
+
+
+def total_complex(z):
+    return np.sum(z)
+
+
+def row_sums(m):
+    return m.sum(axis=1)
+
+
+def column_sums(m):
+    return m.sum(axis=0)
+
+
+def row_means32(m):
+    return m.mean(axis=1, keepdims=True)
+
+
+def plane_sums(c):
+    return c.sum(axis=(1, 2))
+
+
+def outer_inner_sums(c):
+    return c.sum(axis=(0, 2))
+
+
+def leading_sums(c):
+    return c.sum(axis=(0, 1))
+
+
+def grand_total(c):
+    return c.sum()
+
+
+def squared_distance(x, y):
+    return np.sum((x - y) ** 2)
+
+
+def centred_square_means(m, centre):
+    return ((m - centre) ** 2).mean(axis=1)
+
+
+def column_products(m):
+    return np.prod(m, axis=0)
+
+
+def row_extremes(m):
+    return m.max(axis=1), m.min(axis=1), (m > 0).any(axis=1), (m > -3).all(axis=1)
+
+
+def column_extremes(m):
+    return m.max(axis=0), m.min(axis=0)
+
+
+def integer_sums(k):
+    return k.sum(axis=1), k.sum(axis=0), k.sum()
+
+
+def means_of_others(k, b):
+    return k.mean(axis=1), b.mean(axis=0), np.sum(k, axis=1, dtype=np.float64)

@@ -1,0 +1,111 @@
+"""Reductions give NumPy's answers to the bit for C-contiguous inputs: pairwise sums in NumPy's
+recursion (1-d, rows, coalesced trailing axes, complex, fused values), columns added row by row,
+and the other kinds in C order; any other layout gives the same values within rounding."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .conftest import PROJECTS, load_package
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, for empty means
+
+SIZES = [0, 1, 7, 8, 9, 127, 128, 129, 136, 255, 300, 1000, 4097, 100_003]
+
+
+@pytest.fixture(scope="module")
+def ext(build_project):
+    return load_package(build_project(PROJECTS / "reductions" / "graphs.toml"))
+
+
+@pytest.fixture(scope="module")
+def reference():
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(PROJECTS / "reductions"))
+    try:
+        return importlib.import_module("reductions")
+    finally:
+        sys.path.remove(str(PROJECTS / "reductions"))
+
+
+def same_bits(got, expected) -> None:
+    if isinstance(expected, tuple):
+        for g, e in zip(got, expected, strict=True):
+            same_bits(g, e)
+        return
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    if got.dtype.kind in "fc":  # a NaN is a NaN, whatever its sign and payload
+        nan = np.isnan(expected)
+        assert np.array_equal(np.isnan(got), nan)
+        got, expected = np.where(nan, 0, got), np.where(nan, 0, expected)
+    assert got.tobytes() == expected.tobytes(), f"max difference {np.max(np.abs(got - expected))}"
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_one_dimensional_sums_are_numpys_bits(ext, reference, n: int) -> None:
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=n) * 10.0 ** rng.integers(-3, 4, size=n)
+    same_bits(ext.total(x), reference.total(x))
+    same_bits(ext.total32(x.astype(np.float32)), reference.total32(x.astype(np.float32)))
+    z = x + 1j * rng.normal(size=n)
+    same_bits(ext.total_complex(z), reference.total_complex(z))
+    y = rng.normal(size=n)
+    same_bits(ext.squared_distance(x, y), reference.squared_distance(x, y))
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (1, 1), (5, 7), (4, 129), (3, 300), (2, 1000), (300, 3)])
+def test_row_and_column_reductions_are_numpys_bits(ext, reference, shape) -> None:
+    rng = np.random.default_rng(sum(shape))
+    m = rng.normal(size=shape)
+    for name in ("row_sums", "column_sums", "column_products", "column_extremes"):
+        same_bits(getattr(ext, name)(m), getattr(reference, name)(m))
+    same_bits(ext.row_means32(m.astype(np.float32)), reference.row_means32(m.astype(np.float32)))
+    centre = rng.normal(size=shape[1])
+    same_bits(ext.centred_square_means(m, centre), reference.centred_square_means(m, centre))
+    if shape[1]:
+        same_bits(ext.row_extremes(m), reference.row_extremes(m))
+    k = rng.integers(-1000, 1000, size=shape).astype(np.int32)
+    same_bits(ext.integer_sums(k), reference.integer_sums(k))
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (3, 40, 50), (2, 17, 129), (1, 1, 1000), (4, 0, 3)])
+def test_several_axes_are_numpys_bits(ext, reference, shape) -> None:
+    c = np.random.default_rng(7).normal(size=shape)
+    for name in ("plane_sums", "outer_inner_sums", "leading_sums", "grand_total"):
+        same_bits(getattr(ext, name)(c), getattr(reference, name)(c))
+
+
+def test_other_layouts_agree_within_rounding(ext, reference) -> None:
+    rng = np.random.default_rng(3)
+    big = rng.normal(size=(60, 700))
+    for m in (big[::2, ::3], big.T, big[:, ::-1], big[5:45, 100:600]):
+        for name in ("row_sums", "column_sums", "centred_square_means"):
+            args = (m, rng.normal(size=m.shape[1])) if name == "centred_square_means" else (m,)
+            np.testing.assert_allclose(getattr(ext, name)(*args), getattr(reference, name)(*args), rtol=1e-12)
+        np.testing.assert_allclose(ext.total(m[0]), reference.total(m[0]), rtol=1e-12)
+    c = rng.normal(size=(4, 50, 60))[:, ::2, 1::2]
+    for name in ("plane_sums", "outer_inner_sums", "leading_sums", "grand_total"):
+        np.testing.assert_allclose(getattr(ext, name)(c), getattr(reference, name)(c), rtol=1e-12)
+
+
+def test_special_values(ext, reference) -> None:
+    x = np.array([1.0, np.inf, -np.inf] + [0.5] * 200)
+    same_bits(ext.total(x), reference.total(x))
+    m = np.array([[np.nan, 1.0, 2.0], [3.0, -1.0, 0.0]])  # NumPy's SIMD min of ±0 picks either
+    same_bits(ext.row_extremes(m), reference.row_extremes(m))
+    same_bits(ext.column_extremes(m), reference.column_extremes(m))
+    same_bits(ext.column_sums(np.full((3, 4), -0.0)), reference.column_sums(np.full((3, 4), -0.0)))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        ext.row_extremes(np.zeros((2, 0)))
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (2, 300)])
+def test_reductions_of_other_dtypes_convert_as_they_read(ext, reference, shape) -> None:
+    rng = np.random.default_rng(11)
+    k, b = rng.integers(-50, 50, size=shape).astype(np.int32), rng.random(shape) > 0.5
+    for got, expected in zip(ext.means_of_others(k, b), reference.means_of_others(k, b), strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-15)
