@@ -1,4 +1,11 @@
-"""Memory planning: which elementwise Ops write their result into an input that dies with them.
+"""Memory planning: which Ops write their result into an input that dies with them.
+
+``z[index] = value`` (``SetIndex``, ``SetGather``, ``SetMask``) is a functional update: a new
+array. When ``z`` is a temporary of the graph that dies there (an array built by ``np.zeros`` and
+filled by slice assignments, say), the update writes into ``z`` instead: one allocation for the
+whole build, no copy per assignment.
+
+Elementwise Ops:
 
 A chain of Ops that fusion cannot merge (steps separated by reductions or gathers) makes an array
 per step. numba frees each after its last use, so the chain's peak is already bounded, at two arrays:
@@ -23,7 +30,7 @@ and may not vectorise, measured up to 15x slower than writing a new array. So th
 from __future__ import annotations
 
 from ..graph import Dim, Elementwise, Graph, Node, Reduce, Size
-from ..graph.array_ops import ArgSort, Gather, MaskSelect, Pack, Scan, SetGather, SetIndex, SetMask
+from ..graph.array_ops import ArgSort, Expr, Gather, MaskSelect, Pack, Scan, SetGather, SetIndex, SetMask
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
 from ..types import Array
@@ -45,10 +52,35 @@ FRESH = (
     SetGather,
     SetMask,
 )
+#: ``Expr`` functions (NumPy's, as numba implements them) whose result is a new array.
+FRESH_EXPRESSIONS = frozenset(
+    {
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "zeros_like",
+        "arange",
+        "linspace",
+        "eye",
+        "concatenate",
+        "sort",
+        "bincount",
+    }
+    | {f"linalg_{name}" for name in ("solve", "inv", "cholesky")}
+)
 #: Ops that read an array's shape only.
 SHAPE_READERS = (Dim, Size)
 #: Ops that can write their result into an input (``inplace=`` in their renderers).
 WRITES_IN_PLACE = (Elementwise, Fused)
+#: Ops ``z[index] = value`` that can write into their base ``z`` (their first input).
+UPDATES_IN_PLACE = (SetIndex, SetGather, SetMask)
+
+
+def _fresh(node: Node) -> bool:
+    if isinstance(node.op, Expr):
+        return node.op.fn in FRESH_EXPRESSIONS
+    return isinstance(node.op, FRESH)
 
 
 def inplace_inputs(graph: Graph) -> dict[str, Node]:
@@ -58,15 +90,25 @@ def inplace_inputs(graph: Graph) -> dict[str, Node]:
     last_use: dict[str, int] = {}
     private: dict[str, bool] = {}
     for node in order:
-        private[node.key] = isinstance(node.op, FRESH) and isinstance(node.type, Array)
+        private[node.key] = _fresh(node) and isinstance(node.type, Array)
         for item in node.inputs:
             last_use[item.key] = position[node.key]
-            if not isinstance(node.op, FRESH + SHAPE_READERS):
+            if not (_fresh(node) or isinstance(node.op, SHAPE_READERS)):
                 private[item.key] = False
     for output in graph.outputs:
         private[output.key] = False
     chosen: dict[str, Node] = {}
     for node in order:
+        if isinstance(node.op, UPDATES_IN_PLACE):
+            base = node.inputs[0]
+            if (
+                private[base.key]
+                and base.type == node.type
+                and last_use[base.key] == position[node.key]
+                and sum(item is base for item in node.inputs) == 1
+            ):
+                chosen[node.key] = base
+            continue
         if not isinstance(node.op, WRITES_IN_PLACE) or not isinstance(node.type, Array):
             continue
         for item in node.inputs:

@@ -72,7 +72,8 @@ def render_basic_index(node: Node) -> OpModule:
     )
 
 
-def render_set_index(node: Node) -> OpModule:
+def render_set_index(node: Node, inplace: Node | None = None) -> OpModule:
+    """``inplace``: the base, a temporary that dies here, written into instead of a copy."""
     op = node.op
     assert isinstance(op, SetIndex)
     slots = input_slots(node)
@@ -83,8 +84,9 @@ def render_set_index(node: Node) -> OpModule:
         "ops/setindex.py.j2",
         node,
         slots,
-        name="setitem",
-        title=title,
+        inplace=inplace is not None,
+        name="setitem_inplace" if inplace is not None else "setitem",
+        title=title + (", in place" if inplace is not None else ""),
         base=base.name,
         checks=checks,
         index=index,
@@ -176,7 +178,8 @@ def render_gather(node: Node) -> OpModule:
     )
 
 
-def render_set_gather(node: Node) -> OpModule:
+def render_set_gather(node: Node, inplace: Node | None = None) -> OpModule:
+    """``inplace``: the base, a temporary that dies here, written into instead of a copy."""
     op = node.op
     assert isinstance(op, SetGather)
     slots = input_slots(node)
@@ -215,8 +218,9 @@ def render_set_gather(node: Node) -> OpModule:
         "ops/setgather.py.j2",
         node,
         slots,
-        name="setitem",
-        title=title,
+        inplace=inplace is not None,
+        name="setitem_inplace" if inplace is not None else "setitem",
+        title=title + (", in place" if inplace is not None else ""),
         base=base.name,
         axis=op.axis,
         extents=[{"name": name, "length": length} for name, length in zip(extents, region, strict=True)],
@@ -247,7 +251,8 @@ def render_mask(node: Node) -> OpModule:
     )
 
 
-def render_set_mask(node: Node) -> OpModule:
+def render_set_mask(node: Node, inplace: Node | None = None) -> OpModule:
+    """``inplace``: the base, a temporary that dies here, written into instead of a copy."""
     assert isinstance(node.op, SetMask)
     slots = input_slots(node)
     base, mask, value = slots
@@ -255,8 +260,10 @@ def render_set_mask(node: Node) -> OpModule:
         "ops/setmask.py.j2",
         node,
         slots,
-        name="setitem",
-        title=f"{base.describe()}[{mask.describe()}] = {value.describe()} -> {node.type}",
+        inplace=inplace is not None,
+        name="setitem_inplace" if inplace is not None else "setitem",
+        title=f"{base.describe()}[{mask.describe()}] = {value.describe()} -> {node.type}"
+        + (", in place" if inplace is not None else ""),
         base=base.name,
         mask=mask.name,
         value=value.name,

@@ -142,3 +142,25 @@ def shuffled_16(x, order):
 # The contiguous fast path: called with arrays of every layout, it must give NumPy's values.
 def centred_rows(m):
     return m - m.mean(axis=1, keepdims=True)
+
+
+# Updates in place: an array built by np.zeros and slice assignments is allocated once.
+def grid(x, y):
+    z = np.zeros((x.shape[0], y.shape[0], 3))
+    z[:, :, 0] = x[:, None] * 2.0
+    z[:, :, 1] = y[None, :] - 1.0
+    z[:, :, 2] = 0.5
+    z[0, 0, 0] = -1.0
+    return z
+
+
+def masked_in_place(x):
+    z = np.zeros_like(x)
+    z[x > 0.5] = 1.0
+    z[::2] = z[::2] * 3.0 + x[::2]
+    return z
+
+
+# Products with transposed operands go to BLAS as they lie (a transpose flag, no copy).
+def transposed_products(x1, x2, m):
+    return np.dot(x1, x2.T), m.T @ m, np.einsum("ji,jk->ik", m, m)
