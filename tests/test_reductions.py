@@ -109,3 +109,22 @@ def test_reductions_of_other_dtypes_convert_as_they_read(ext, reference, shape) 
     k, b = rng.integers(-50, 50, size=shape).astype(np.int32), rng.random(shape) > 0.5
     for got, expected in zip(ext.means_of_others(k, b), reference.means_of_others(k, b), strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-15)
+
+
+@pytest.mark.parametrize("order", ["sorted", "shuffled"])
+def test_bincounts_add_weights_in_numpys_order(ext, reference, order: str) -> None:
+    rng = np.random.default_rng(12)
+    k = rng.integers(0, 40, size=1000)
+    k = np.sort(k) if order == "sorted" else k
+    w = rng.normal(size=1000) * 10.0 ** rng.integers(-4, 5, size=1000)
+    same_bits(ext.bincounts(k, w), reference.bincounts(k, w))
+    same_bits(ext.bincounts(k[::-3], w[::3]), reference.bincounts(k[::-3], w[::3]))
+
+
+def test_bincount_errors_are_numpys(ext) -> None:
+    with pytest.raises(ValueError, match="'list' argument must have no negative elements"):
+        ext.bincounts(np.array([1, -1]), np.ones(2))
+    with pytest.raises(ValueError, match="The weights and list don't have the same length."):
+        ext.bincounts(np.array([1, 2]), np.ones(3))
+    counts, sums = ext.bincounts(np.zeros(0, np.int64), np.zeros(0))
+    assert counts.shape == sums.shape == (0,)

@@ -30,7 +30,18 @@ and may not vectorise, measured up to 15x slower than writing a new array. So th
 from __future__ import annotations
 
 from ..graph import Dim, Elementwise, Graph, Node, Reduce, Size
-from ..graph.array_ops import ArgSort, Expr, Gather, MaskSelect, Pack, Scan, SetGather, SetIndex, SetMask
+from ..graph.array_ops import (
+    ArgSort,
+    Bincount,
+    Expr,
+    Gather,
+    MaskSelect,
+    Pack,
+    Scan,
+    SetGather,
+    SetIndex,
+    SetMask,
+)
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
 from ..types import Array
@@ -48,6 +59,7 @@ FRESH = (
     Einsum,
     MatMul,
     ArgSort,
+    Bincount,
     SetIndex,
     SetGather,
     SetMask,
@@ -65,7 +77,6 @@ FRESH_EXPRESSIONS = frozenset(
         "eye",
         "concatenate",
         "sort",
-        "bincount",
     }
     | {f"linalg_{name}" for name in ("solve", "inv", "cholesky")}
 )

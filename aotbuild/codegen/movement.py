@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..graph import Node
-from ..graph.array_ops import ArgSort, BroadcastTo, Expr, Pack, Reshape, Scan
+from ..graph.array_ops import ArgSort, Bincount, BroadcastTo, Expr, Pack, Reshape, Scan
 from .module import OpModule, template_op
 from .slots import entry_text, input_slots
 
@@ -122,4 +122,22 @@ def render_argsort(node: Node) -> OpModule:
         name="argsort",
         title=f"argsort rows of {slots[0].describe()} -> {node.type}",
         source=slots[0].name,
+    )
+
+
+def render_bincount(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, Bincount)
+    slots = input_slots(node)
+    return template_op(
+        "ops/bincount.py.j2",
+        node,
+        slots,
+        name="bincount",
+        title=f"bincount({', '.join(s.describe() for s in slots)}) -> {node.type}",
+        weighted=op.weighted,
+        dtype="float64" if op.weighted else "int64",
+        x=slots[0].name,
+        minlength=slots[1].name,
+        weights=slots[2].name if op.weighted else "",
     )

@@ -10,6 +10,7 @@ from ..graph import Argument, Constant, Dim, Elementwise, Graph, Kernel, Node, R
 from ..graph.array_ops import (
     ArgSort,
     BasicIndex,
+    Bincount,
     BroadcastTo,
     Expr,
     Gather,
@@ -40,6 +41,7 @@ from .literals import constant_literal
 from .module import CODEGEN_VERSION, FASTMATH_FLAGS, TRACED_FLAGS, OpModule, op_module, with_flags
 from .movement import (
     render_argsort,
+    render_bincount,
     render_broadcast_to,
     render_expression,
     render_pack,
@@ -125,6 +127,7 @@ _RENDERERS: dict[type, Callable[..., OpModule]] = {
     Reshape: render_reshape,
     BroadcastTo: render_broadcast_to,
     Pack: render_pack,
+    Bincount: render_bincount,
     Expr: render_expression,
     Scan: render_scan,
     ArgSort: render_argsort,

@@ -259,6 +259,25 @@ class Pack(Op):
 
 
 @dataclass(frozen=True)
+class Bincount(Op):
+    """``np.bincount(x, minlength=m)`` (inputs x, m), or with ``weights`` (inputs x, m, w): per
+    value of x its count (int64), or the sum of its weights (float64) added in order."""
+
+    weighted: bool
+
+    @property
+    def name(self) -> str:
+        return "bincount"
+
+    @property
+    def key(self) -> str:
+        return f"Bincount(weighted={self.weighted})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        return Array("float64" if self.weighted else "int64", 1, "C")
+
+
+@dataclass(frozen=True)
 class Scan(_NewArray):
     """``np.cumsum`` / ``np.cumprod`` along ``axis``, accumulating in order as NumPy does."""
 

@@ -17,6 +17,7 @@ from ..graph import Node
 from ..graph.array_ops import (
     DYNAMIC,
     ArgSort,
+    Bincount,
     BroadcastTo,
     Expr,
     IndexSlice,
@@ -458,13 +459,10 @@ def bincount(x: Operand, weights: object = None, minlength: object = 0) -> Opera
     if x.ndim != 1 or x.dtype.kind not in "biu":
         raise TraceError("np.bincount needs a 1-d array of non-negative integers")
     x = apply_cast(x, np.dtype(np.int64))
-    (length,), run_time = spec_code(*shape_spec(minlength, "minlength"), first=1)
-    inputs = [x, *run_time]
-    if weights is None:
-        return expression(
-            "bincount", f"np.bincount({{0}}, minlength={length})", Array("int64", 1, "C"), *inputs
-        )
-    w = apply_cast(array_operand(weights), np.dtype(np.float64))
-    inputs.append(w)
-    code = f"np.bincount({{0}}, weights={{{len(inputs) - 1}}}, minlength={length})"
-    return expression("bincount", code, Array("float64", 1, "C"), *inputs)
+    length = apply_cast(as_operand(0 if minlength is None else minlength), np.dtype(np.int64))
+    if length.ndim:
+        raise TraceError("np.bincount: minlength must be an integer")
+    inputs = [x.node, length.node]
+    if weights is not None:
+        inputs.append(apply_cast(array_operand(weights), np.dtype(np.float64)).node)
+    return Operand(Node.make(Bincount(weighted=weights is not None), tuple(inputs)))

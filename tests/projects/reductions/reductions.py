@@ -70,3 +70,7 @@ def integer_sums(k):
 
 def means_of_others(k, b):
     return k.mean(axis=1), b.mean(axis=0), np.sum(k, axis=1, dtype=np.float64)
+
+
+def bincounts(k, w):
+    return np.bincount(k), np.bincount(k, weights=w, minlength=k.shape[0] // 2)
