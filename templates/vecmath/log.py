@@ -1,0 +1,208 @@
+"""log, log2, log10, log1p (float64 and float32), and the double-double log kernels.
+
+Adapted from SLEEF (shibatch/sleef, src/libm/sleefsimddp.c / sleefsimdsp.c),
+Copyright Naoki Shibata and contributors 2010 - 2024, distributed under the Boost
+Software License, Version 1.0 (see LICENSE.sleef beside this file).
+"""
+
+import numpy as np
+from numba.extending import register_jitable
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _log_reduce(d):
+    """Split positive ``d`` into ``m * 2**e`` with m in [0.75, 1.5) (subnormals scaled
+    by 2**64 first); returns (m, e as float64). SLEEF xlog_u1's prologue."""
+    small = d < 2.2250738585072014e-308
+    d = d * 18446744073709551616.0 if small else d
+    e = _ilogb2k(d * (1.0 / 0.75))
+    m = _ldexp3k(d, -e)
+    ef = _i64_to_f64_small(e)
+    return m, (ef - 64.0 if small else ef)
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _log_special(d, r):
+    """log-family results at special inputs: +inf -> inf, negative or nan -> nan,
+    +-0 -> -inf."""
+    r = np.inf if d == np.inf else r
+    r = np.nan if (d < 0.0) | (d != d) else r
+    return -np.inf if d == 0.0 else r
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def log_float64(d):
+    """Natural log; port of SLEEF xlog_u1: x = (m-1)/(m+1) in double-double, log m =
+    2x + x**3 P(x**2). Bound: 1.0 ulp."""
+    m, e = _log_reduce(d)
+    nh, nl = _dd_add2_d_d(-1.0, m)
+    dh, dl = _dd_add2_d_d(1.0, m)
+    xh, xl = _dd_div(nh, nl, dh, dl)
+    x2 = xh * xh
+    t = 0.1532076988502701353e+0
+    t = t * x2 + 0.1525629051003428716e+0
+    t = t * x2 + 0.1818605932937785996e+0
+    t = t * x2 + 0.2222214519839380009e+0
+    t = t * x2 + 0.2857142932794299317e+0
+    t = t * x2 + 0.3999999999635251990e+0
+    t = t * x2 + 0.6666666666667333541e+0
+    # e * ln 2 with ln 2 split so that e * hi is exact
+    sh, sl = _dd_add_d_d(e * 0.693147180369123816490, e * 1.90821492927058770002e-10)
+    sh, sl = _dd_add_dd_dd(sh, sl, xh * 2.0, xl * 2.0)
+    sh, sl = _dd_add_dd_d(sh, sl, x2 * xh * t)
+    return _log_special(d, sh + sl)
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def log2_float64(d):
+    """Base-2 log; port of SLEEF xlog2 (u10). Bound: 1.0 ulp."""
+    m, e = _log_reduce(d)
+    nh, nl = _dd_add2_d_d(-1.0, m)
+    dh, dl = _dd_add2_d_d(1.0, m)
+    xh, xl = _dd_div(nh, nl, dh, dl)
+    x2 = xh * xh
+    t = 0.2211941750456081490e+0
+    t = t * x2 + 0.2200768693152277689e+0
+    t = t * x2 + 0.2623708057488514656e+0
+    t = t * x2 + 0.3205977477944495502e+0
+    t = t * x2 + 0.4121985945485324709e+0
+    t = t * x2 + 0.5770780162997058982e+0
+    t = t * x2 + 0.96179669392608091449
+    ph, pl = _dd_mul_dd_dd(xh, xl, 2.885390081777926774, 6.0561604995516736434e-18)
+    sh, sl = _dd_add2_d_dd(e, ph, pl)
+    sh, sl = _dd_add2_dd_d(sh, sl, x2 * xh * t)
+    return _log_special(d, sh + sl)
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def log10_float64(d):
+    """Base-10 log; port of SLEEF xlog10 (u10). Bound: 1.0 ulp."""
+    m, e = _log_reduce(d)
+    nh, nl = _dd_add2_d_d(-1.0, m)
+    dh, dl = _dd_add2_d_d(1.0, m)
+    xh, xl = _dd_div(nh, nl, dh, dl)
+    x2 = xh * xh
+    t = 0.6653725819576758460e-1
+    t = t * x2 + 0.6625722782820833712e-1
+    t = t * x2 + 0.7898105214313944078e-1
+    t = t * x2 + 0.9650955035715275132e-1
+    t = t * x2 + 0.1240841409721444993e+0
+    t = t * x2 + 0.1737177927454605086e+0
+    t = t * x2 + 0.2895296546021972617e+0
+    # e * log10(2), split so that e * hi is exact (fdlibm log10_2hi / log10_2lo)
+    sh, sl = _dd_add_d_d(e * 3.01029995663611771306e-01, e * 3.69423907715893078616e-13)
+    ph, pl = _dd_mul_dd_dd(xh, xl, 0.86858896380650363334, 1.1430059694096389311e-17)
+    sh, sl = _dd_add_dd_dd(sh, sl, ph, pl)
+    sh, sl = _dd_add_dd_d(sh, sl, x2 * xh * t)
+    return _log_special(d, sh + sl)
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def log1p_float64(d):
+    """log(1 + d); port of SLEEF xlog1p (u10) with 1 + d = (1 + m) * 2**e and m computed
+    as d * 2**-e + (2**-e - 1); SLEEF's inf above 1e307 is replaced by an exact scale
+    factor so the whole range is valid. Bound: 1.0 ulp."""
+    dp1 = d + 1.0
+    small = dp1 < 2.2250738585072014e-308
+    dp1 = dp1 * 18446744073709551616.0 if small else dp1
+    e = _ilogb2k(dp1 * (1.0 / 0.75))
+    t = _ldexp2k(1.0, -e)
+    m = d * t + (t - 1.0)
+    ef = _i64_to_f64_small(e)
+    ef = ef - 64.0 if small else ef
+    sh, sl = _dd_add_d_d(ef * 0.693147180369123816490, ef * 1.90821492927058770002e-10)
+    dh, dl = _dd_add_d_d(2.0, m)
+    xh, xl = _dd_div(m, 0.0, dh, dl)
+    x2 = xh * xh
+    t = 0.1532076988502701353e+0
+    t = t * x2 + 0.1525629051003428716e+0
+    t = t * x2 + 0.1818605932937785996e+0
+    t = t * x2 + 0.2222214519839380009e+0
+    t = t * x2 + 0.2857142932794299317e+0
+    t = t * x2 + 0.3999999999635251990e+0
+    t = t * x2 + 0.6666666666667333541e+0
+    sh, sl = _dd_add_dd_dd(sh, sl, xh * 2.0, xl * 2.0)
+    sh, sl = _dd_add_dd_d(sh, sl, x2 * xh * t)
+    r = sh + sl
+    r = np.inf if d == np.inf else r
+    r = np.nan if (d < -1.0) | (d != d) else r
+    r = -np.inf if d == -1.0 else r
+    # log1p(d) rounds to d for |d| < 2**-54 (also keeps zeros' signs and subnormals)
+    return d if abs(d) < 1e-20 else r
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _logk(d):
+    """log(d) as a double-double, for power (SLEEF logk)."""
+    m, e = _log_reduce(d)
+    nh, nl = _dd_add2_d_d(-1.0, m)
+    dh, dl = _dd_add2_d_d(1.0, m)
+    xh, xl = _dd_div(nh, nl, dh, dl)
+    x2h, x2l = _dd_squ(xh, xl)
+    t = 0.116255524079935043668677
+    t = t * x2h + 0.103239680901072952701192
+    t = t * x2h + 0.117754809412463995466069
+    t = t * x2h + 0.13332981086846273921509
+    t = t * x2h + 0.153846227114512262845736
+    t = t * x2h + 0.181818180850050775676507
+    t = t * x2h + 0.222222222230083560345903
+    t = t * x2h + 0.285714285714249172087875
+    t = t * x2h + 0.400000000000000077715612
+    sh, sl = _dd_add_d_d(e * 0.693147180369123816490, e * 1.90821492927058770002e-10)
+    sh, sl = _dd_add_dd_dd(sh, sl, xh * 2.0, xl * 2.0)
+    x3h, x3l = _dd_mul_dd_dd(x2h, x2l, xh, xl)
+    ph, pl = _dd_mul_dd_dd(x3h, x3l, 0.666666666666666629659233, 3.80554962542412056336616e-17)
+    sh, sl = _dd_add_dd_dd(sh, sl, ph, pl)
+    x5h, x5l = _dd_mul_dd_dd(x2h, x2l, x3h, x3l)
+    ph, pl = _dd_mul_dd_d(x5h, x5l, t)
+    return _dd_add_dd_dd(sh, sl, ph, pl)
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _logk2(dh, dl):
+    """log of a positive normal double-double, as a double-double (SLEEF logk2)."""
+    e = _ilogbk(dh * (1.0 / 0.75))
+    mh = _ldexp2k(dh, -e)
+    ml = _ldexp2k(dl, -e)
+    nh, nl = _dd_add2_dd_d(mh, ml, -1.0)
+    ah, al = _dd_add2_dd_d(mh, ml, 1.0)
+    xh, xl = _dd_div(nh, nl, ah, al)
+    x2h, x2l = _dd_squ(xh, xl)
+    t = 0.13860436390467167910856
+    t = t * x2h + 0.131699838841615374240845
+    t = t * x2h + 0.153914168346271945653214
+    t = t * x2h + 0.181816523941564611721589
+    t = t * x2h + 0.22222224632662035403996
+    t = t * x2h + 0.285714285511134091777308
+    t = t * x2h + 0.400000000000914013309483
+    t = t * x2h + 0.666666666666664853302393
+    ef = _i64_to_f64_small(e)
+    sh, sl = _dd_add_d_d(ef * 0.693147180369123816490, ef * 1.90821492927058770002e-10)
+    sh, sl = _dd_add_dd_dd(sh, sl, xh * 2.0, xl * 2.0)
+    x3h, x3l = _dd_mul_dd_dd(x2h, x2l, xh, xl)
+    ph, pl = _dd_mul_dd_d(x3h, x3l, t)
+    return _dd_add_dd_dd(sh, sl, ph, pl)
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def log_float32(x):
+    """Natural log for float32, computed in float64 and rounded."""
+    return np.float32(log_float64(np.float64(x)))
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def log2_float32(x):
+    """Base-2 log for float32, computed in float64 and rounded."""
+    return np.float32(log2_float64(np.float64(x)))
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def log10_float32(x):
+    """Base-10 log for float32, computed in float64 and rounded."""
+    return np.float32(log10_float64(np.float64(x)))
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def log1p_float32(x):
+    """log(1 + x) for float32, computed in float64 and rounded."""
+    return np.float32(log1p_float64(np.float64(x)))
