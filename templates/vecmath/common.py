@@ -69,6 +69,13 @@ def _rint_small_i64(x):
 
 
 @register_jitable(fastmath={"contract"}, error_model="numpy")
+def _rint_small_both(x):
+    """``x`` rounded to nearest (``|x| < 2**51``) as (float64, int64)."""
+    u = x + 6755399441055744.0
+    return u - 6755399441055744.0, _f64_bits(u) - np.int64(4843621399236968448)
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
 def _trunc_small(x):
     """Round toward zero for ``|x| < 2**51`` (SLEEF vtruncate)."""
     a = abs(x)
@@ -160,17 +167,18 @@ def _sign_bit(x):
 
 @register_jitable(fastmath={"contract"}, error_model="numpy")
 def _is_integer(y):
-    """Whether finite or infinite float64 ``y`` is an integer (inf counts as one)."""
+    """Whether float64 ``y`` is an integer (inf counts as one, nan does not)."""
     a = abs(y)
-    return (a >= 4503599627370496.0) | (_rint_small(a) == a)
+    return (a >= 4503599627370496.0) | ((a + 4503599627370496.0) - 4503599627370496.0 == a)
 
 
 @register_jitable(fastmath={"contract"}, error_model="numpy")
 def _is_odd_integer(y):
-    """Whether float64 ``y`` is an odd integer."""
+    """Whether float64 ``y`` is an odd integer: below 2**53 the parity is the low bit
+    of a + 2**52 (or of a itself above 2**52, where the spacing is 1)."""
     a = abs(y)
-    return (a < 9007199254740992.0) & ((_rint_small_i64(a) & np.int64(1)) == np.int64(1)) \
-        & (_rint_small(a) == a)
+    t = a if a >= 4503599627370496.0 else a + 4503599627370496.0
+    return ((_f64_bits(t) & np.int64(1)) == np.int64(1)) & (a < 9007199254740992.0) & _is_integer(y)
 
 
 # --- double-double arithmetic (SLEEF dd.h, non-FMA forms, exact under contraction) -----
@@ -316,6 +324,13 @@ def _dd_squ_to_d(xh, xl):
     xhh = _upper(xh)
     xhl = xh - xhh
     return xhh * xl + xhh * xl + xhl * xhl + (xhh * xhl + xhh * xhl) + xhh * xhh
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _dd_sub_dd_d(xh, xl, y):
+    """double-double - double, ``|x| >= |y|`` (SLEEF ddsub_vd2_vd2_vd)."""
+    s = xh - y
+    return s, xh - s - y + xl
 
 
 @register_jitable(fastmath={"contract"}, error_model="numpy")

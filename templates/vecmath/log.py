@@ -30,7 +30,7 @@ def _log_special(d, r):
     return -np.inf if d == 0.0 else r
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def log_float64(d):
     """Natural log; port of SLEEF xlog_u1: x = (m-1)/(m+1) in double-double, log m =
     2x + x**3 P(x**2). Bound: 1.0 ulp."""
@@ -53,7 +53,7 @@ def log_float64(d):
     return _log_special(d, sh + sl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def log2_float64(d):
     """Base-2 log; port of SLEEF xlog2 (u10). Bound: 1.0 ulp."""
     m, e = _log_reduce(d)
@@ -74,7 +74,7 @@ def log2_float64(d):
     return _log_special(d, sh + sl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def log10_float64(d):
     """Base-10 log; port of SLEEF xlog10 (u10). Bound: 1.0 ulp."""
     m, e = _log_reduce(d)
@@ -97,7 +97,7 @@ def log10_float64(d):
     return _log_special(d, sh + sl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def log1p_float64(d):
     """log(1 + d); port of SLEEF xlog1p (u10) with 1 + d = (1 + m) * 2**e and m computed
     as d * 2**-e + (2**-e - 1); SLEEF's inf above 1e307 is replaced by an exact scale
@@ -184,25 +184,25 @@ def _logk2(dh, dl):
     return _dd_add_dd_dd(sh, sl, ph, pl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def log_float32(x):
     """Natural log for float32, computed in float64 and rounded."""
     return np.float32(log_float64(np.float64(x)))
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def log2_float32(x):
     """Base-2 log for float32, computed in float64 and rounded."""
     return np.float32(log2_float64(np.float64(x)))
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def log10_float32(x):
     """Base-10 log for float32, computed in float64 and rounded."""
     return np.float32(log10_float64(np.float64(x)))
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def log1p_float32(x):
     """log(1 + x) for float32, computed in float64 and rounded."""
     return np.float32(log1p_float64(np.float64(x)))

@@ -27,7 +27,7 @@ BOUND = {"float64": 1.0, "float32": 4.0}
 NUMPY_BOUND = {"float64": "1 (SVML ha; tanh 2)", "float32": "4 (SVML)"}
 
 #: |x| above which sin/cos/tan vector paths are not valid (see *_in_range).
-TRIG_LIMIT = {"float64": 1e14, "float32": 39000.0}
+TRIG_LIMIT = {"float64": 1e14, "float32": 1e14}
 
 
 def load_vecmath() -> dict:

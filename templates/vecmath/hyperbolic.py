@@ -1,0 +1,201 @@
+"""sinh, cosh, tanh, arcsinh, arccosh, arctanh (float64 and float32).
+
+Adapted from SLEEF (shibatch/sleef, src/libm/sleefsimddp.c / sleefsimdsp.c),
+Copyright Naoki Shibata and contributors 2010 - 2024, distributed under the Boost
+Software License, Version 1.0 (see LICENSE.sleef beside this file).
+
+Changes from SLEEF: sinh/cosh use e**(|x| - ln 2) above 20 so that results up to
+DBL_MAX (|x| <= 710.4758600739439) are finite; arcsinh/arccosh use log(x) + ln 2 above
+2**500 instead of returning inf above sqrt(DBL_MAX); arcsinh works on |x| (no
+cancellation for negative x).
+"""
+
+import numpy as np
+from numba.extending import register_jitable
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _exp_arg_minus_ln2(y):
+    """The double-double argument for e**y (y <= 20) or e**(y - ln 2) (y > 20)."""
+    big = y > 20.0
+    ah, al = _dd_add2_d_d(y, -0.693147180559945286226764)
+    return (ah if big else y), ((al - 2.319046813846299558417771e-17) if big else 0.0)
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _sinh_cosh_finish(x, y, eh, el, sign):
+    """(e - sign/e) / 2 for y <= 20, else e (already e**y / 2)."""
+    rh, rl = _dd_rec_dd(eh, el)
+    dh, dl = _dd_add_dd_dd(eh, el, -rh * sign, -rl * sign)
+    r = eh + el if y > 20.0 else (dh + dl) * 0.5
+    return np.inf if (y > 710.5) | (r != r) else r
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def sinh_float64(x):
+    """sinh; port of SLEEF xsinh (u10): double-double (e**|x| - e**-|x|) / 2.
+    Bound: 1.0 ulp."""
+    y = abs(x)
+    ah, al = _exp_arg_minus_ln2(y)
+    eh, el = _expk2(ah, al)
+    r = _sinh_cosh_finish(x, y, eh, el, 1.0)
+    r = y if y < 1e-9 else r
+    r = _mulsign(r, x)
+    return x if x != x else r
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def cosh_float64(x):
+    """cosh; port of SLEEF xcosh (u10). Bound: 1.0 ulp."""
+    y = abs(x)
+    ah, al = _exp_arg_minus_ln2(y)
+    eh, el = _expk2(ah, al)
+    r = _sinh_cosh_finish(x, y, eh, el, -1.0)
+    return x if x != x else r
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _tanh_kernel(y):
+    """(e - 1/e) / (e + 1/e) for e = e**y in double-double (SLEEF xtanh)."""
+    dh, dl = _expk2(y, 0.0)
+    eh, el = _dd_rec_dd(dh, dl)
+    nh, nl = _dd_add2_dd_dd(dh, dl, -eh, -el)
+    mh, ml = _dd_add2_dd_dd(dh, dl, eh, el)
+    qh, ql = _dd_div(nh, nl, mh, ml)
+    return qh + ql
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def tanh_float64(x):
+    """tanh; port of SLEEF xtanh (u10). Bound: 1.0 ulp."""
+    y = abs(x)
+    r = _tanh_kernel(y)
+    # 1 - tanh(y) < 2**-54 above 19.06: the result rounds to 1
+    r = 1.0 if (y > 19.1) | (r != r) else r
+    r = y if y < 1e-9 else r
+    r = _mulsign(r, x)
+    return x if x != x else r
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _asinh_arg(y):
+    """|x| + sqrt(x**2 + 1) as a normalised double-double, for y = |x| <= 2**500
+    (SLEEF xasinh); y itself above."""
+    o = y > 1.0
+    rh, rl = _dd_rec_d(y)
+    dh = rh if o else y
+    dl = rl if o else 0.0
+    dh, dl = _dd_squ(dh, dl)
+    dh, dl = _dd_add2_dd_d(dh, dl, 1.0)
+    dh, dl = _dd_sqrt_dd(dh, dl)
+    mh, ml = _dd_mul_dd_d(dh, dl, y)
+    dh = mh if o else dh
+    dl = ml if o else dl
+    dh, dl = _dd_add2_dd_d(dh, dl, y)
+    dh, dl = _dd_normalize(dh, dl)
+    big = y > 3.273390607896142e150
+    return (y if big else dh), (0.0 if big else dl)
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _log_plus_ln2_if(dh, dl, big):
+    """log(d) (+ ln 2 when big) from _logk2, rounded to a double."""
+    lh, ll = _logk2(dh, dl)
+    sh, sl = _dd_add_dd_dd(lh, ll, 0.693147180559945286226764 if big else 0.0,
+                           2.319046813846299558417771e-17 if big else 0.0)
+    return sh + sl
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def arcsinh_float64(x):
+    """arcsinh; port of SLEEF xasinh (u10), on |x|, with log(2|x|) above 2**500.
+    Bound: 1.0 ulp."""
+    y = abs(x)
+    dh, dl = _asinh_arg(y)
+    r = _log_plus_ln2_if(dh, dl, y > 3.273390607896142e150)
+    r = np.inf if y == np.inf else r
+    r = y if y < 1e-9 else r
+    r = _mulsign(r, x)
+    return x if x != x else r
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _acosh_arg(x):
+    """x + sqrt(x + 1) * sqrt(x - 1) as a double-double (SLEEF xacosh), x itself above
+    2**500."""
+    ah, al = _dd_add2_d_d(x, 1.0)
+    ah, al = _dd_sqrt_dd(ah, al)
+    bh, bl = _dd_add2_d_d(x, -1.0)
+    bh, bl = _dd_sqrt_dd(bh, bl)
+    ph, pl = _dd_mul_dd_dd(ah, al, bh, bl)
+    dh, dl = _dd_add2_dd_d(ph, pl, x)
+    big = x > 3.273390607896142e150
+    return (x if big else dh), (0.0 if big else dl)
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def arccosh_float64(x):
+    """arccosh; port of SLEEF xacosh (u10), with log(2x) above 2**500. Bound: 1.0 ulp."""
+    dh, dl = _acosh_arg(x)
+    r = _log_plus_ln2_if(dh, dl, x > 3.273390607896142e150)
+    r = np.inf if x == np.inf else r
+    r = 0.0 if x == 1.0 else r
+    return np.nan if (x < 1.0) | (x != x) else r
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _atanh_kernel(y):
+    """log((1 + y) / (1 - y)) / 2 in double-double (SLEEF xatanh)."""
+    nh, nl = _dd_add2_d_d(1.0, y)
+    dh, dl = _dd_add2_d_d(1.0, -y)
+    qh, ql = _dd_div(nh, nl, dh, dl)
+    lh, ll = _logk2(qh, ql)
+    return (lh + ll) * 0.5
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def arctanh_float64(x):
+    """arctanh; port of SLEEF xatanh (u10). Bound: 1.0 ulp."""
+    y = abs(x)
+    r = _atanh_kernel(y)
+    r = np.inf if y == 1.0 else r
+    r = y if y < 1e-9 else r
+    r = np.nan if y > 1.0 else r
+    r = _mulsign(r, x)
+    return x if x != x else r
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def sinh_float32(x):
+    """sinh for float32 via float64."""
+    return np.float32(sinh_float64(np.float64(x)))
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def cosh_float32(x):
+    """cosh for float32 via float64."""
+    return np.float32(cosh_float64(np.float64(x)))
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def tanh_float32(x):
+    """tanh for float32 via float64."""
+    return np.float32(tanh_float64(np.float64(x)))
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def arcsinh_float32(x):
+    """arcsinh for float32 via float64."""
+    return np.float32(arcsinh_float64(np.float64(x)))
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def arccosh_float32(x):
+    """arccosh for float32 via float64."""
+    return np.float32(arccosh_float64(np.float64(x)))
+
+
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+def arctanh_float32(x):
+    """arctanh for float32 via float64."""
+    return np.float32(arctanh_float64(np.float64(x)))
