@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _cbrt_kernel(d):
     """cbrt for finite non-zero d (SLEEF xcbrt_u1): d = m * 2**e, e = 3 qu + re,
     polynomial guess refined by one Newton step and a double-double correction."""

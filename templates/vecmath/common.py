@@ -76,6 +76,12 @@ def _rint_small_both(x):
 
 
 @register_jitable(fastmath={"contract"}, error_model="numpy")
+def _div(a, b):
+    """a / b (kept in a primitive so that it never gets a ZeroDivisionError check)."""
+    return a / b
+
+
+@register_jitable(fastmath={"contract"}, error_model="numpy")
 def _trunc_small(x):
     """Round toward zero for ``|x| < 2**51`` (SLEEF vtruncate)."""
     a = abs(x)

@@ -14,10 +14,7 @@ def exp_float64(d):
     """e**d; port of SLEEF xexp (u10, the non-FMA polynomial): Cody-Waite reduction by
     ln 2 with a split constant whose products are exact, degree-11 polynomial, result
     scaled by two exact powers of two. Bound: 1.0 ulp."""
-    u = d * 1.442695040888963407359924681001892137426645954152985934135449406931 \
-        + 6755399441055744.0
-    q = _f64_bits(u) - np.int64(4843621399236968448)
-    u = u - 6755399441055744.0
+    u, q = _rint_small_both(d * 1.442695040888963407359924681001892137426645954152985934135449406931)
     s = u * -0.69314718055966295651160180568695068359375 + d
     s = u * -0.28235290563031577122588448175013436025525412068e-12 + s
     p = 2.08860621107283687536341e-09
@@ -38,14 +35,11 @@ def exp_float64(d):
     return 0.0 if d < -1000.0 else p
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _expk2(dh, dl):
     """e**(dh + dl) as a double-double (SLEEF expk2), for dh > -1000; the result is
     scaled by 2**q on both parts, so it is valid while the result is normal."""
-    u = (dh + dl) * 1.442695040888963407359924681001892137426645954152985934135449406931 \
-        + 6755399441055744.0
-    q = _f64_bits(u) - np.int64(4843621399236968448)
-    dq = u - 6755399441055744.0
+    dq, q = _rint_small_both((dh + dl) * 1.442695040888963407359924681001892137426645954152985934135449406931)
     sh, sl = _dd_add2_dd_d(dh, dl, dq * -0.69314718055966295651160180568695068359375)
     sh, sl = _dd_add2_dd_d(sh, sl, dq * -0.28235290563031577122588448175013436025525412068e-12)
     s2h, s2l = _dd_squ(sh, sl)
@@ -89,9 +83,8 @@ def expm1_float64(a):
 def exp2_float64(d):
     """2**d; port of SLEEF xexp2 (u10): d = q + s, degree-11 polynomial, last step in
     double-double. Bound: 1.0 ulp."""
-    u = d + 6755399441055744.0
-    q = _f64_bits(u) - np.int64(4843621399236968448)
-    s = d - (u - 6755399441055744.0)
+    u, q = _rint_small_both(d)
+    s = d - u
     p = 0.4434359082926529454e-9
     p = p * s + 0.7073164598085707425e-8
     p = p * s + 0.1017819260921760451e-6

@@ -14,7 +14,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _exp_arg_minus_ln2(y):
     """The double-double argument for e**y (y <= 20) or e**(y - ln 2) (y > 20)."""
     big = y > 20.0
@@ -22,7 +22,7 @@ def _exp_arg_minus_ln2(y):
     return (ah if big else y), ((al - 2.319046813846299558417771e-17) if big else 0.0)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _sinh_cosh_finish(x, y, eh, el, sign):
     """(e - sign/e) / 2 for y <= 20, else e (already e**y / 2)."""
     rh, rl = _dd_rec_dd(eh, el)
@@ -54,7 +54,7 @@ def cosh_float64(x):
     return x if x != x else r
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _tanh_kernel(y):
     """(e - 1/e) / (e + 1/e) for e = e**y in double-double (SLEEF xtanh)."""
     dh, dl = _expk2(y, 0.0)
@@ -77,7 +77,7 @@ def tanh_float64(x):
     return x if x != x else r
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _asinh_arg(y):
     """|x| + sqrt(x**2 + 1) as a normalised double-double, for y = |x| <= 2**500
     (SLEEF xasinh); y itself above."""
@@ -97,7 +97,7 @@ def _asinh_arg(y):
     return (y if big else dh), (0.0 if big else dl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _log_plus_ln2_if(dh, dl, big):
     """log(d) (+ ln 2 when big) from _logk2, rounded to a double."""
     lh, ll = _logk2(dh, dl)
@@ -119,7 +119,7 @@ def arcsinh_float64(x):
     return x if x != x else r
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _acosh_arg(x):
     """x + sqrt(x + 1) * sqrt(x - 1) as a double-double (SLEEF xacosh), x itself above
     2**500."""
@@ -143,7 +143,7 @@ def arccosh_float64(x):
     return np.nan if (x < 1.0) | (x != x) else r
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _atanh_kernel(y):
     """log((1 + y) / (1 - y)) / 2 in double-double (SLEEF xatanh)."""
     nh, nl = _dd_add2_d_d(1.0, y)

@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _hypot_kernel(x, y):
     """max * sqrt(1 + (min/max)**2) in double-double (SLEEF xhypot_u05), so no
     intermediate overflows or underflows."""

@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _asin_poly(x2):
     """The arcsin polynomial in x**2 (SLEEF xasin_u1)."""
     u = 0.3161587650653934628e-1
@@ -27,7 +27,7 @@ def _asin_poly(x2):
     return u
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _asin_reduce(d):
     """(small, x2, xh, xl): for |d| < 0.5 x = |d|, x2 = d**2; else x = sqrt((1-|d|)/2)
     as a double-double and x2 = (1-|d|)/2 (SLEEF xasin_u1 / xacos_u1)."""
@@ -41,7 +41,7 @@ def _asin_reduce(d):
     return small, x2, (0.0 if one else xh), (0.0 if one else xl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _asin_tail(d, small, x2, xh, xl):
     u = _asin_poly(x2) * (x2 * xh)
     yh, yl = _dd_sub_dd_dd(3.141592653589793116 / 4, 1.2246467991473532072e-16 / 4, xh, xl)
@@ -57,7 +57,7 @@ def arcsin_float64(d):
     return _asin_tail(d, small, x2, xh, xl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _acos_tail(d, small, x2, xh, xl):
     u = _asin_poly(x2) * (x2 * xh)
     ah, al = _dd_add_d_d(_mulsign(xh, d), _mulsign(u, d))
@@ -77,7 +77,7 @@ def arccos_float64(d):
     return _acos_tail(d, small, x2, xh, xl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _atan2k_u1(yh, yl, xh, xl):
     """atan2 of double-doubles y >= 0 and x, as a double-double (SLEEF atan2k_u1)."""
     q = -2.0 if _sign_bit(xh) else 0.0
@@ -127,18 +127,18 @@ def arctan_float64(d):
     return _atan_finish(d, rh + rl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _atan_finish(d, r):
     r = 1.570796326794896557998982 if abs(d) == np.inf else r
     r = abs(d) if abs(d) < 1e-9 else r
     return _mulsign(r, d)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _atan2_finish(y, x, r):
     """atan2's special values (C99 table) and signs (SLEEF xatan2_u1's tail)."""
     # tiny quotients (results down to the subnormal range): atan(t) rounds to t = |y|/x
-    t = abs(y) / x
+    t = _div(abs(y), x)
     r = t if (t > 0.0) & (t < 1e-9) else r
     r = _mulsign(r, x)
     xinf = abs(x) == np.inf

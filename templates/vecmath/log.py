@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _log_reduce(d):
     """Split positive ``d`` into ``m * 2**e`` with m in [0.75, 1.5) (subnormals scaled
     by 2**64 first); returns (m, e as float64). SLEEF xlog_u1's prologue."""
@@ -21,7 +21,7 @@ def _log_reduce(d):
     return m, (ef - 64.0 if small else ef)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _log_special(d, r):
     """log-family results at special inputs: +inf -> inf, negative or nan -> nan,
     +-0 -> -inf."""
@@ -131,7 +131,7 @@ def log1p_float64(d):
     return d if abs(d) < 1e-20 else r
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _logk(d):
     """log(d) as a double-double, for power (SLEEF logk)."""
     m, e = _log_reduce(d)
@@ -158,7 +158,7 @@ def _logk(d):
     return _dd_add_dd_dd(sh, sl, ph, pl)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _logk2(dh, dl):
     """log of a positive normal double-double, as a double-double (SLEEF logk2)."""
     e = _ilogbk(dh * (1.0 / 0.75))

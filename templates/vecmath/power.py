@@ -9,13 +9,10 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _expk(dh, dl):
     """e**(dh + dl) rounded to a double, for a double-double argument (SLEEF expk)."""
-    u = (dh + dl) * 1.442695040888963407359924681001892137426645954152985934135449406931 \
-        + 6755399441055744.0
-    q = _f64_bits(u) - np.int64(4843621399236968448)
-    dq = u - 6755399441055744.0
+    dq, q = _rint_small_both((dh + dl) * 1.442695040888963407359924681001892137426645954152985934135449406931)
     sh, sl = _dd_add2_dd_d(dh, dl, dq * -0.69314718055966295651160180568695068359375)
     sh, sl = _dd_add2_dd_d(sh, sl, dq * -0.28235290563031577122588448175013436025525412068e-12)
     sh, sl = _dd_normalize(sh, sl)
@@ -37,7 +34,7 @@ def _expk(dh, dl):
     return 0.0 if dh < -1000.0 else r
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _pow_core(x, y):
     """|x|**y = e**(y log|x|) with the logarithm and the product in double-double."""
     lh, ll = _logk(abs(x))
@@ -47,7 +44,7 @@ def _pow_core(x, y):
     return np.inf if dh > 709.79 else r
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
 def _pow_special(x, y, r):
     """The C99/NumPy special cases of pow and the sign for negative x (SLEEF xpow)."""
     yint = _is_integer(y)
