@@ -54,6 +54,13 @@ def _f32_from_bits(b):
     return np.int32(b).view(np.float32)
 
 
+@register_jitable(fastmath={"contract"}, error_model="numpy")
+def _mla(x, y, z):
+    """``x * y + z``, fused into one FMA where the target has it (this primitive keeps
+    its own ``contract`` flag when LLVM inlines it into a caller compiled without)."""
+    return x * y + z
+
+
 # --- rounding to integers (valid for |x| < 2**51) --------------------------------------
 
 @register_jitable(fastmath={"contract"}, error_model="numpy")

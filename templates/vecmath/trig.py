@@ -22,12 +22,12 @@ def _sin_cos_poly(sh, sl):
     th, tl = sh, sl
     s2h, s2l = _dd_squ(sh, sl)
     u = 2.72052416138529567917983e-15
-    u = u * s2h + -7.6429259411395447190023e-13
-    u = u * s2h + 1.60589370117277896211623e-10
-    u = u * s2h + -2.5052106814843123359368e-08
-    u = u * s2h + 2.75573192104428224777379e-06
-    u = u * s2h + -0.000198412698412046454654947
-    u = u * s2h + 0.00833333333333318056201922
+    u = _mla(u, s2h, -7.6429259411395447190023e-13)
+    u = _mla(u, s2h, 1.60589370117277896211623e-10)
+    u = _mla(u, s2h, -2.5052106814843123359368e-08)
+    u = _mla(u, s2h, 2.75573192104428224777379e-06)
+    u = _mla(u, s2h, -0.000198412698412046454654947)
+    u = _mla(u, s2h, 0.00833333333333318056201922)
     ah, al = _dd_add_d_d(-0.166666666666666657414808, u * s2h)
     ah, al = _dd_mul_dd_dd(ah, al, s2h, s2l)
     xh, xl = _dd_add_d_dd(1.0, ah, al)
@@ -39,8 +39,8 @@ def _reduce_pi(d):
     """d - q*pi as a double-double and q's parity, exact products for |d| <= 1e14
     (SLEEF xsin_u1 middle range)."""
     dqh = _trunc_small(d * (0.3183098861837906715377675 / 16777216.0)) * 16777216.0
-    dql, ql = _rint_small_both(d * 0.3183098861837906715377675 - dqh)
-    u = dqh * -3.1415926218032836914 + d
+    dql, ql = _rint_small_both(_mla(d, 0.3183098861837906715377675, -dqh))
+    u = _mla(dqh, -3.1415926218032836914, d)
     sh, sl = _dd_add_d_d(u, dql * -3.1415926218032836914)
     sh, sl = _dd_add2_dd_d(sh, sl, dqh * -3.1786509424591713469e-08)
     sh, sl = _dd_add2_dd_d(sh, sl, dql * -3.1786509424591713469e-08)
@@ -55,11 +55,11 @@ def _reduce_pi_half_odd(d):
     """d - (2q+1)*pi/2 as a double-double and 2q+1 (SLEEF xcos_u1 middle range)."""
     dqh = _trunc_small(d * (0.3183098861837906715377675 / 8388608.0)
                        - 0.3183098861837906715377675 / 16777216.0)
-    qf, q = _rint_small_both(d * 0.3183098861837906715377675 + (dqh * -8388608.0 - 0.5))
+    qf, q = _rint_small_both(_mla(d, 0.3183098861837906715377675, _mla(dqh, -8388608.0, -0.5)))
     dqh = dqh * 16777216.0
     ql = q + q + np.int64(1)
     dql = qf + qf + 1.0
-    u = dqh * (-3.1415926218032836914 * 0.5) + d
+    u = _mla(dqh, -3.1415926218032836914 * 0.5, d)
     sh, sl = _dd_add2_d_d(u, dql * (-3.1415926218032836914 * 0.5))
     sh, sl = _dd_add2_dd_d(sh, sl, dqh * (-3.1786509424591713469e-08 * 0.5))
     sh, sl = _dd_add2_dd_d(sh, sl, dql * (-3.1786509424591713469e-08 * 0.5))
@@ -110,7 +110,7 @@ def _reduce_pi_half(d):
     sh, sl = _dd_add2_dd_d(ph, pl, (-0.5 if d < 0.0 else 0.5) - dqh)
     dql = _trunc_small(sh + sl)
     ql = _rint_small_i64(dql)
-    u = dqh * (-3.1415926218032836914 * 0.5) + d
+    u = _mla(dqh, -3.1415926218032836914 * 0.5, d)
     sh, sl = _dd_add_d_d(u, dql * (-3.1415926218032836914 * 0.5))
     sh, sl = _dd_add2_dd_d(sh, sl, dqh * (-3.1786509424591713469e-08 * 0.5))
     sh, sl = _dd_add2_dd_d(sh, sl, dql * (-3.1786509424591713469e-08 * 0.5))
@@ -127,14 +127,14 @@ def _tan_kernel(sh, sl, ql):
     th, tl = sh * 0.5, sl * 0.5
     s2h, s2l = _dd_squ(th, tl)
     u = 0.3245098826639276316e-3
-    u = u * s2h + 0.5619219738114323735e-3
-    u = u * s2h + 0.1460781502402784494e-2
-    u = u * s2h + 0.3591611540792499519e-2
-    u = u * s2h + 0.8863268409563113126e-2
-    u = u * s2h + 0.2186948728185535498e-1
-    u = u * s2h + 0.5396825399517272970e-1
-    u = u * s2h + 0.1333333333330500581e+0
-    u = u * s2h + 0.3333333333333343695e+0
+    u = _mla(u, s2h, 0.5619219738114323735e-3)
+    u = _mla(u, s2h, 0.1460781502402784494e-2)
+    u = _mla(u, s2h, 0.3591611540792499519e-2)
+    u = _mla(u, s2h, 0.8863268409563113126e-2)
+    u = _mla(u, s2h, 0.2186948728185535498e-1)
+    u = _mla(u, s2h, 0.5396825399517272970e-1)
+    u = _mla(u, s2h, 0.1333333333330500581e+0)
+    u = _mla(u, s2h, 0.3333333333333343695e+0)
     ah, al = _dd_mul_dd_dd(s2h, s2l, th, tl)
     ah, al = _dd_mul_dd_d(ah, al, u)
     xh, xl = _dd_add_dd_dd(th, tl, ah, al)
