@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _cbrt_kernel(d):
     """cbrt for finite non-zero d (SLEEF xcbrt_u1): d = m * 2**e, e = 3 qu + re,
     polynomial guess refined by one Newton step and a double-double correction."""
@@ -46,14 +46,14 @@ def _cbrt_kernel(d):
     return _ldexp2k(vh + vl, _rint_small_i64(qu) - np.int64(2048))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cbrt_float64(d):
     """Cube root; port of SLEEF xcbrt_u1. Bound: 1.0 ulp."""
     r = _cbrt_kernel(d)
     return d if (d == 0.0) | (abs(d) == np.inf) | (d != d) else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cbrt_float32(x):
     """Cube root for float32 via float64."""
     return np.float32(cbrt_float64(np.float64(x)))

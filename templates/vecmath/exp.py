@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def exp_float64(d):
     """e**d; port of SLEEF xexp (u10, the non-FMA polynomial): Cody-Waite reduction by
     ln 2 with a split constant whose products are exact, degree-11 polynomial, result
@@ -35,7 +35,7 @@ def exp_float64(d):
     return 0.0 if d < -1000.0 else p
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _expk2(dh, dl):
     """e**(dh + dl) as a double-double (SLEEF expk2), for dh > -1000; the result is
     scaled by 2**q on both parts, so it is valid while the result is normal."""
@@ -68,7 +68,7 @@ def _expk2(dh, dl):
     return (0.0 if small else th), (0.0 if small else tl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def expm1_float64(a):
     """e**a - 1; port of SLEEF xexpm1 (u10): double-double e**a minus 1. Bound: 1.0 ulp."""
     eh, el = _expk2(a, 0.0)
@@ -79,7 +79,7 @@ def expm1_float64(a):
     return a if (a == 0.0) | (a != a) else x
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def exp2_float64(d):
     """2**d; port of SLEEF xexp2 (u10): d = q + s, degree-11 polynomial, last step in
     double-double. Bound: 1.0 ulp."""
@@ -104,19 +104,19 @@ def exp2_float64(d):
     return 0.0 if d < -2000.0 else p
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def exp_float32(x):
     """e**x for float32, computed in float64 and rounded. Bound: 0.5 ulp + double rounding."""
     return np.float32(exp_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def exp2_float32(x):
     """2**x for float32, computed in float64 and rounded."""
     return np.float32(exp2_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def expm1_float32(x):
     """e**x - 1 for float32, computed in float64 and rounded."""
     return np.float32(expm1_float64(np.float64(x)))

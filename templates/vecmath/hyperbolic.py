@@ -14,7 +14,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _exp_arg_minus_ln2(y):
     """The double-double argument for e**y (y <= 20) or e**(y - ln 2) (y > 20)."""
     big = y > 20.0
@@ -22,7 +22,7 @@ def _exp_arg_minus_ln2(y):
     return (ah if big else y), ((al - 2.319046813846299558417771e-17) if big else 0.0)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _sinh_cosh_finish(x, y, eh, el, sign):
     """(e - sign/e) / 2 for y <= 20, else e (already e**y / 2)."""
     rh, rl = _dd_rec_dd(eh, el)
@@ -31,7 +31,7 @@ def _sinh_cosh_finish(x, y, eh, el, sign):
     return np.inf if (y > 710.5) | (r != r) else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sinh_float64(x):
     """sinh; port of SLEEF xsinh (u10): double-double (e**|x| - e**-|x|) / 2.
     Bound: 1.0 ulp."""
@@ -44,7 +44,7 @@ def sinh_float64(x):
     return x if x != x else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cosh_float64(x):
     """cosh; port of SLEEF xcosh (u10). Bound: 1.0 ulp."""
     y = abs(x)
@@ -54,7 +54,7 @@ def cosh_float64(x):
     return x if x != x else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _tanh_kernel(y):
     """(e - 1/e) / (e + 1/e) for e = e**y in double-double (SLEEF xtanh)."""
     dh, dl = _expk2(y, 0.0)
@@ -65,7 +65,7 @@ def _tanh_kernel(y):
     return qh + ql
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def tanh_float64(x):
     """tanh; port of SLEEF xtanh (u10). Bound: 1.0 ulp."""
     y = abs(x)
@@ -77,7 +77,7 @@ def tanh_float64(x):
     return x if x != x else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _asinh_arg(y):
     """|x| + sqrt(x**2 + 1) as a normalised double-double, for y = |x| <= 2**500
     (SLEEF xasinh); y itself above."""
@@ -97,7 +97,7 @@ def _asinh_arg(y):
     return (y if big else dh), (0.0 if big else dl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _log_plus_ln2_if(dh, dl, big):
     """log(d) (+ ln 2 when big) from _logk2, rounded to a double."""
     lh, ll = _logk2(dh, dl)
@@ -106,7 +106,7 @@ def _log_plus_ln2_if(dh, dl, big):
     return sh + sl
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arcsinh_float64(x):
     """arcsinh; port of SLEEF xasinh (u10), on |x|, with log(2|x|) above 2**500.
     Bound: 1.0 ulp."""
@@ -119,7 +119,7 @@ def arcsinh_float64(x):
     return x if x != x else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _acosh_arg(x):
     """x + sqrt(x + 1) * sqrt(x - 1) as a double-double (SLEEF xacosh), x itself above
     2**500."""
@@ -133,7 +133,7 @@ def _acosh_arg(x):
     return (x if big else dh), (0.0 if big else dl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arccosh_float64(x):
     """arccosh; port of SLEEF xacosh (u10), with log(2x) above 2**500. Bound: 1.0 ulp."""
     dh, dl = _acosh_arg(x)
@@ -143,7 +143,7 @@ def arccosh_float64(x):
     return np.nan if (x < 1.0) | (x != x) else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _atanh_kernel(y):
     """log((1 + y) / (1 - y)) / 2 in double-double (SLEEF xatanh)."""
     nh, nl = _dd_add2_d_d(1.0, y)
@@ -153,7 +153,7 @@ def _atanh_kernel(y):
     return (lh + ll) * 0.5
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arctanh_float64(x):
     """arctanh; port of SLEEF xatanh (u10). Bound: 1.0 ulp."""
     y = abs(x)
@@ -165,37 +165,37 @@ def arctanh_float64(x):
     return x if x != x else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sinh_float32(x):
     """sinh for float32 via float64."""
     return np.float32(sinh_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cosh_float32(x):
     """cosh for float32 via float64."""
     return np.float32(cosh_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def tanh_float32(x):
     """tanh for float32 via float64."""
     return np.float32(tanh_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arcsinh_float32(x):
     """arcsinh for float32 via float64."""
     return np.float32(arcsinh_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arccosh_float32(x):
     """arccosh for float32 via float64."""
     return np.float32(arccosh_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arctanh_float32(x):
     """arctanh for float32 via float64."""
     return np.float32(arctanh_float64(np.float64(x)))

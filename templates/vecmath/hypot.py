@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _hypot_kernel(x, y):
     """max * sqrt(1 + (min/max)**2) in double-double (SLEEF xhypot_u05), so no
     intermediate overflows or underflows."""
@@ -32,7 +32,7 @@ def _hypot_kernel(x, y):
     return mx if mn == 0.0 else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def hypot_float64(x, y):
     """sqrt(x**2 + y**2); port of SLEEF xhypot_u05. Bound: 1.0 ulp (SLEEF: 0.5 + eps)."""
     r = _hypot_kernel(x, y)
@@ -40,7 +40,7 @@ def hypot_float64(x, y):
     return np.inf if (abs(x) == np.inf) | (abs(y) == np.inf) else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def hypot_float32(x, y):
     """hypot for float32 via float64 (exact squares: float32**2 fits float64)."""
     return np.float32(hypot_float64(np.float64(x), np.float64(y)))

@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _asin_poly(x2):
     """The arcsin polynomial in x**2 (SLEEF xasin_u1)."""
     u = 0.3161587650653934628e-1
@@ -27,7 +27,7 @@ def _asin_poly(x2):
     return u
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _asin_reduce(d):
     """(small, x2, xh, xl): for |d| < 0.5 x = |d|, x2 = d**2; else x = sqrt((1-|d|)/2)
     as a double-double and x2 = (1-|d|)/2 (SLEEF xasin_u1 / xacos_u1)."""
@@ -41,8 +41,9 @@ def _asin_reduce(d):
     return small, x2, (0.0 if one else xh), (0.0 if one else xl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _asin_tail(d, small, x2, xh, xl):
+    """arcsin from the reduced argument: x + x**3 P(x**2), or pi/2 - 2 asin(sqrt((1-|d|)/2))."""
     u = _asin_poly(x2) * (x2 * xh)
     yh, yl = _dd_sub_dd_dd(3.141592653589793116 / 4, 1.2246467991473532072e-16 / 4, xh, xl)
     yh, yl = _dd_sub_dd_d(yh, yl, u)
@@ -50,15 +51,16 @@ def _asin_tail(d, small, x2, xh, xl):
     return _mulsign(r, d)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arcsin_float64(d):
     """arcsin; port of SLEEF xasin_u1. Bound: 1.0 ulp."""
     small, x2, xh, xl = _asin_reduce(d)
     return _asin_tail(d, small, x2, xh, xl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _acos_tail(d, small, x2, xh, xl):
+    """arccos from the reduced argument: pi/2 - asin(d), 2 asin(sqrt((1-|d|)/2)), or pi minus that."""
     u = _asin_poly(x2) * (x2 * xh)
     ah, al = _dd_add_d_d(_mulsign(xh, d), _mulsign(u, d))
     yh, yl = _dd_sub_dd_dd(3.141592653589793116 / 2, 1.2246467991473532072e-16 / 2, ah, al)
@@ -70,14 +72,14 @@ def _acos_tail(d, small, x2, xh, xl):
     return (ph + pl) if flip else (yh + yl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arccos_float64(d):
     """arccos; port of SLEEF xacos_u1. Bound: 1.0 ulp."""
     small, x2, xh, xl = _asin_reduce(d)
     return _acos_tail(d, small, x2, xh, xl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _atan2k_u1(yh, yl, xh, xl):
     """atan2 of double-doubles y >= 0 and x, as a double-double (SLEEF atan2k_u1)."""
     q = -2.0 if _sign_bit(xh) else 0.0
@@ -120,21 +122,22 @@ def _atan2k_u1(yh, yl, xh, xl):
     return _dd_add_dd_dd(1.570796326794896557998982 * q, 6.12323399573676603586882e-17 * q, th, tl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arctan_float64(d):
     """arctan; port of SLEEF xatan_u1. Bound: 1.0 ulp."""
     rh, rl = _atan2k_u1(abs(d), 0.0, 1.0, 0.0)
     return _atan_finish(d, rh + rl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _atan_finish(d, r):
+    """arctan's infinities, tiny arguments and sign."""
     r = 1.570796326794896557998982 if abs(d) == np.inf else r
     r = abs(d) if abs(d) < 1e-9 else r
     return _mulsign(r, d)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _atan2_finish(y, x, r):
     """atan2's special values (C99 table) and signs (SLEEF xatan2_u1's tail)."""
     # tiny quotients (results down to the subnormal range): atan(t) rounds to t = |y|/x
@@ -150,7 +153,7 @@ def _atan2_finish(y, x, r):
     return np.nan if (x != x) | (y != y) else _mulsign(r, y)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arctan2_float64(y, x):
     """arctan2(y, x); port of SLEEF xatan2_u1. Bound: 1.0 ulp."""
     tiny = abs(x) < 5.5626846462680083984e-309
@@ -161,25 +164,25 @@ def arctan2_float64(y, x):
     return _atan2_finish(y, x, rh + rl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arcsin_float32(x):
     """arcsin for float32 via float64."""
     return np.float32(arcsin_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arccos_float32(x):
     """arccos for float32 via float64."""
     return np.float32(arccos_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arctan_float32(x):
     """arctan for float32 via float64."""
     return np.float32(arctan_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arctan2_float32(y, x):
     """arctan2 for float32 via float64."""
     return np.float32(arctan2_float64(np.float64(y), np.float64(x)))

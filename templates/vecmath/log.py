@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _log_reduce(d):
     """Split positive ``d`` into ``m * 2**e`` with m in [0.75, 1.5) (subnormals scaled
     by 2**64 first); returns (m, e as float64). SLEEF xlog_u1's prologue."""
@@ -21,7 +21,7 @@ def _log_reduce(d):
     return m, (ef - 64.0 if small else ef)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _log_special(d, r):
     """log-family results at special inputs: +inf -> inf, negative or nan -> nan,
     +-0 -> -inf."""
@@ -30,7 +30,7 @@ def _log_special(d, r):
     return -np.inf if d == 0.0 else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log_float64(d):
     """Natural log; port of SLEEF xlog_u1: x = (m-1)/(m+1) in double-double, log m =
     2x + x**3 P(x**2). Bound: 1.0 ulp."""
@@ -53,7 +53,7 @@ def log_float64(d):
     return _log_special(d, sh + sl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log2_float64(d):
     """Base-2 log; port of SLEEF xlog2 (u10). Bound: 1.0 ulp."""
     m, e = _log_reduce(d)
@@ -74,7 +74,7 @@ def log2_float64(d):
     return _log_special(d, sh + sl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log10_float64(d):
     """Base-10 log; port of SLEEF xlog10 (u10). Bound: 1.0 ulp."""
     m, e = _log_reduce(d)
@@ -97,7 +97,7 @@ def log10_float64(d):
     return _log_special(d, sh + sl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log1p_float64(d):
     """log(1 + d); port of SLEEF xlog1p (u10) with 1 + d = (1 + m) * 2**e and m computed
     as d * 2**-e + (2**-e - 1); SLEEF's inf above 1e307 is replaced by an exact scale
@@ -131,7 +131,7 @@ def log1p_float64(d):
     return d if abs(d) < 1e-20 else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _logk(d):
     """log(d) as a double-double, for power (SLEEF logk)."""
     m, e = _log_reduce(d)
@@ -158,7 +158,7 @@ def _logk(d):
     return _dd_add_dd_dd(sh, sl, ph, pl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _logk2(dh, dl):
     """log of a positive normal double-double, as a double-double (SLEEF logk2)."""
     e = _ilogbk(dh * (1.0 / 0.75))
@@ -184,25 +184,25 @@ def _logk2(dh, dl):
     return _dd_add_dd_dd(sh, sl, ph, pl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log_float32(x):
     """Natural log for float32, computed in float64 and rounded."""
     return np.float32(log_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log2_float32(x):
     """Base-2 log for float32, computed in float64 and rounded."""
     return np.float32(log2_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log10_float32(x):
     """Base-10 log for float32, computed in float64 and rounded."""
     return np.float32(log10_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log1p_float32(x):
     """log(1 + x) for float32, computed in float64 and rounded."""
     return np.float32(log1p_float64(np.float64(x)))

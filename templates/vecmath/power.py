@@ -9,7 +9,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _expk(dh, dl):
     """e**(dh + dl) rounded to a double, for a double-double argument (SLEEF expk)."""
     dq, q = _rint_small_both((dh + dl) * 1.442695040888963407359924681001892137426645954152985934135449406931)
@@ -34,7 +34,7 @@ def _expk(dh, dl):
     return 0.0 if dh < -1000.0 else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _pow_core(x, y):
     """|x|**y = e**(y log|x|) with the logarithm and the product in double-double."""
     lh, ll = _logk(abs(x))
@@ -44,7 +44,7 @@ def _pow_core(x, y):
     return np.inf if dh > 709.79 else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _pow_special(x, y, r):
     """The C99/NumPy special cases of pow and the sign for negative x (SLEEF xpow)."""
     yint = _is_integer(y)
@@ -59,14 +59,14 @@ def _pow_special(x, y, r):
     return 1.0 if (y == 0.0) | (x == 1.0) else r
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def power_float64(x, y):
     """x**y; port of SLEEF xpow (u10): exp(y log|x|) in double-double, NumPy's special
     cases. Bound: 1.0 ulp."""
     return _pow_special(x, y, _pow_core(x, y))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def power_float32(x, y):
     """x**y for float32 via float64."""
     return np.float32(power_float64(np.float64(x), np.float64(y)))

@@ -15,7 +15,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _sin_cos_poly(sh, sl):
     """sin(s) for a reduced double-double s (|s| <= pi/2), as a double (SLEEF xsin_u1's
     tail)."""
@@ -34,7 +34,7 @@ def _sin_cos_poly(sh, sl):
     return _dd_mul_dd_dd_to_d(th, tl, xh, xl)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _reduce_pi(d):
     """d - q*pi as a double-double and q's parity, exact products for |d| <= 1e14
     (SLEEF xsin_u1 middle range)."""
@@ -50,7 +50,7 @@ def _reduce_pi(d):
     return sh, sl, ql
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _reduce_pi_half_odd(d):
     """d - (2q+1)*pi/2 as a double-double and 2q+1 (SLEEF xcos_u1 middle range)."""
     dqh = _trunc_small(d * (0.3183098861837906715377675 / 8388608.0)
@@ -69,13 +69,13 @@ def _reduce_pi_half_odd(d):
     return sh, sl, ql
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _negate_if(x, cond):
     """``-x`` where cond, else ``x`` (a sign-bit flip)."""
     return _f64_from_bits(_f64_bits(x) ^ (np.int64(-9223372036854775808) if cond else np.int64(0)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sin_float64(d):
     """sin; port of SLEEF xsin_u1 (middle-range reduction used for all |d| <= 1e14).
     Bound: 1.0 ulp for |d| <= 1e14 (see sin_float64_in_range)."""
@@ -86,7 +86,7 @@ def sin_float64(d):
     return _trig_special(d, u)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cos_float64(d):
     """cos; port of SLEEF xcos_u1 (middle-range reduction for all |d| <= 1e14).
     Bound: 1.0 ulp for |d| <= 1e14 (see cos_float64_in_range)."""
@@ -96,13 +96,13 @@ def cos_float64(d):
     return _trig_special(d, u)
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _trig_special(d, u):
     """NaN for +-inf and NaN inputs."""
     return u if abs(d) < np.inf else np.nan
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _reduce_pi_half(d):
     """d - q*pi/2 as a double-double and q (SLEEF xtan_u1 middle range)."""
     dqh = _trunc_small(d * (0.63661977236758134307553505 / 16777216.0)) * 16777216.0
@@ -120,7 +120,7 @@ def _reduce_pi_half(d):
     return sh, sl, ql
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _tan_kernel(sh, sl, ql):
     """tan(s + q*pi/2) for a reduced double-double s: tan(s/2) by polynomial, then the
     double-angle formula in double-double (SLEEF xtan_u1's tail)."""
@@ -150,7 +150,7 @@ def _tan_kernel(sh, sl, ql):
     return qh + qlo
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def tan_float64(d):
     """tan; port of SLEEF xtan_u1 (middle-range reduction for all |d| <= 1e14).
     Bound: 1.0 ulp for |d| <= 1e14 (see tan_float64_in_range)."""
@@ -161,60 +161,60 @@ def tan_float64(d):
     return _trig_special(d, u)
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sin_float64_in_range(x):
     """Whether sin_float64(x) is valid: |x| <= 1e14, or x is inf/nan."""
     a = abs(x)
     return not ((a > 1e14) & (a < np.inf))
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cos_float64_in_range(x):
     """Whether cos_float64(x) is valid: |x| <= 1e14, or x is inf/nan."""
     a = abs(x)
     return not ((a > 1e14) & (a < np.inf))
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def tan_float64_in_range(x):
     """Whether tan_float64(x) is valid: |x| <= 1e14, or x is inf/nan."""
     a = abs(x)
     return not ((a > 1e14) & (a < np.inf))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sin_float32(x):
     """sin for float32 via the float64 path (valid for |x| <= 1e14)."""
     return np.float32(sin_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cos_float32(x):
     """cos for float32 via the float64 path (valid for |x| <= 1e14)."""
     return np.float32(cos_float64(np.float64(x)))
 
 
-@register_jitable(inline="always", fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def tan_float32(x):
     """tan for float32 via the float64 path (valid for |x| <= 1e14)."""
     return np.float32(tan_float64(np.float64(x)))
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sin_float32_in_range(x):
     """Whether sin_float32(x) is valid: |x| <= 1e14, or x is inf/nan."""
     a = abs(np.float64(x))
     return not ((a > 1e14) & (a < np.inf))
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cos_float32_in_range(x):
     """Whether cos_float32(x) is valid: |x| <= 1e14, or x is inf/nan."""
     a = abs(np.float64(x))
     return not ((a > 1e14) & (a < np.inf))
 
 
-@register_jitable(fastmath={"contract"}, error_model="numpy")
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def tan_float32_in_range(x):
     """Whether tan_float32(x) is valid: |x| <= 1e14, or x is inf/nan."""
     a = abs(np.float64(x))

@@ -351,3 +351,35 @@ def measure(ns: dict, fn: str, dtype: str, n: int, seed: int = 0) -> dict:
         "special_mismatches": [(tuple(float(a[i]) for a in args), float(got[i]), float(want[i]))
                                for i in np.flatnonzero(bad_special)[:10]],
     }
+
+
+#: The documented max ulp error of each public function (checked by the tests).
+#: float32 functions computed in float64 and rounded are within 0.5 ulp + a double
+#: rounding; native float32 implementations have their own bounds.
+DOCUMENTED_BOUND: dict[tuple[str, str], float] = {
+    **{(fn, "float64"): 1.0 for fn in UNARY + BINARY},
+    **{(fn, "float32"): 1.0 for fn in UNARY + BINARY},
+}
+
+
+def domain_description(fn: str, dtype: str) -> str:
+    if fn in BINARY:
+        return {"arctan2": "all special pairs, random bits, [-10,10]^2, [-1,1]^2, log-uniform pairs",
+                "hypot": "all special pairs, random bits, log-uniform pairs, ratios 1e-10..1e10, huge/tiny",
+                "power": "special pairs, random bits, log-uniform x with |y log2 x|<limit, [0,4]x[-60,60], "
+                         "x<0 with integer y, x near 1 with |y|<1e7, exponents 0.5 2 3 -1 1/3 +-inf nan"}[fn]
+    parts = ["random bits", "log-uniform ±[tiny, max]"]
+    for lo, hi, kind in DOMAINS[fn](dtype):
+        sign = {"u": "", "l": "log ", "l-": "log -", "l+-": "log ±"}[kind]
+        parts.append(f"{sign}[{lo:g}, {hi:g}]")
+    if fn in TRIG_LIMIT and fn in ("sin", "cos", "tan"):
+        pass
+    return ", ".join(parts) + ", specials, edges"
+
+
+def measure_all(ns: dict, n: int, functions=None, dtypes=None) -> dict:
+    out = {}
+    for fn in functions or UNARY + BINARY:
+        for dtype in dtypes or DTYPES:
+            out[f"{fn}-{dtype}"] = measure(ns, fn, dtype, n)
+    return out
