@@ -102,7 +102,7 @@ def main() -> None:
             flag = "" if not (g["special_mismatches"] or h["special_mismatches"]) else " **special mismatch**"
             dom = vs.domain_description(fn, dt)
             if fn in ("sin", "cos", "tan"):
-                dom = f"|x| <= {vs.TRIG_LIMIT[dt]:g}: " + dom
+                dom = f"abs(x) <= {vs.TRIG_LIMIT[fn, dt]:g}: " + dom
             print(f"| {fn} | {dt} | {g['max_ulp']:.3f} | {h['max_ulp']:.3f} | {vs.DOCUMENTED_BOUND[fn, dt]:g} "
                   f"| {dom} | {vs.NUMPY_BOUND[dt] if fn != 'tanh' or dt == 'float32' else '2 (SVML)'}{flag} |")
             for which, r in (("generic", g), ("host", h)):

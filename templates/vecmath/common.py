@@ -122,6 +122,64 @@ def _i32_to_f32_small(i):
     return _f32_from_bits(i + np.int32(1262485504)) - np.float32(12582912.0)
 
 
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _rint_small_both_f32(x):
+    """float32 ``x`` rounded to nearest (``|x| < 2**22``) as (float32, int32)."""
+    u = x + np.float32(12582912.0)
+    return u - np.float32(12582912.0), np.int32(_f32_bits(u) - np.int32(1262485504))
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _two_sum_f32(x, y):
+    """float32 x + y exactly as (sum, error) (Knuth two-sum)."""
+    s = x + y
+    v = s - x
+    return s, (x - (s - v)) + (y - v)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _mla_f32(x, y, z):
+    """float32 ``x * y + z`` (fused where the target has FMA)."""
+    return x * y + z
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _pow2i_f32(q):
+    """float32 2.0**q for int32 ``q`` in [-126, 127]."""
+    return _f32_from_bits(np.int32((q + np.int32(0x7f)) << np.int32(23)))
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _ldexp2k_f32(x, q):
+    """float32 ``x * 2**q`` by two exact scalings, int32 q in [-252, 254]."""
+    h = np.int32(q >> np.int32(1))
+    return x * _pow2i_f32(h) * _pow2i_f32(np.int32(q - h))
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _ilogb2k_f32(d):
+    """The unbiased exponent of normal float32 ``d`` as int32."""
+    return np.int32(((_f32_bits(d) >> np.int32(23)) & np.int32(0xff)) - np.int32(0x7f))
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _ldexp3k_f32(x, q):
+    """float32 ``x * 2**q`` by adding q to the exponent field (normal x and result)."""
+    return _f32_from_bits(np.int32(_f32_bits(x) + (q << np.int32(23))))
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _mulsign_f32(x, y):
+    """float32 ``x`` with its sign flipped when ``y``'s sign bit is set."""
+    return _f32_from_bits(np.int32(_f32_bits(x) ^ (_f32_bits(y) & np.int32(-2147483648))))
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _div_f32(a, b):
+    """float32 a / b."""
+    return a / b
+
+
 # --- powers of two, ldexp, ilogb (SLEEF vpow2i, vldexp2, vldexp3, vilogbk, vilogb2k) ----
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")

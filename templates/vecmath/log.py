@@ -185,9 +185,40 @@ def _logk2(dh, dl):
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def log_float32(x):
-    """Natural log for float32, computed in float64 and rounded."""
-    return np.float32(log_float64(np.float64(x)))
+def _log1p_parts_f32(f):
+    """For f in [-0.25, 0.5): s = f / (2 + f), f**2 / 2 and R with log(1 + f) =
+    f - (f**2/2 - s (f**2/2 + R)) (the fdlibm arrangement: the large term f is exact),
+    R = s**2 P(s**2) with SLEEF xlogf's polynomial."""
+    s = _div_f32(f, np.float32(2.0) + f)
+    z = s * s
+    r = np.float32(0.2392828464508056640625)
+    r = _mla_f32(r, z, np.float32(0.28518211841583251953125))
+    r = _mla_f32(r, z, np.float32(0.400005877017974853515625))
+    r = _mla_f32(r, z, np.float32(0.666666686534881591796875))
+    return s, np.float32(0.5) * f * f, r * z
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _log1p_assemble_f32(e, f):
+    """e ln 2 + log(1 + f) in float32, ln 2 split so that e * hi is exact."""
+    s, hfsq, r = _log1p_parts_f32(f)
+    return e * np.float32(0.693145751953125) - ((hfsq - (s * (hfsq + r) + e * np.float32(1.428606765330187045e-06))) - f)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def log_float32(d):
+    """float32 natural log, native float32: d = (1 + f) 2**e with 1 + f in [0.75, 1.5).
+    Bound: 1.0 ulp."""
+    small = d < np.float32(1.17549435e-38)
+    ds = d * np.float32(1.8446744073709552e19) if small else d
+    e = _ilogb2k_f32(ds * np.float32(1.0 / 0.75))
+    m = _ldexp3k_f32(ds, np.int32(-e))
+    ef = _i32_to_f32_small(e)
+    ef = ef - np.float32(64.0) if small else ef
+    r = _log1p_assemble_f32(ef, m - np.float32(1.0))
+    r = np.float32(np.inf) if d == np.float32(np.inf) else r
+    r = np.float32(np.nan) if (d < np.float32(0.0)) | (d != d) else r
+    return np.float32(-np.inf) if d == np.float32(0.0) else r
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
@@ -203,6 +234,16 @@ def log10_float32(x):
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def log1p_float32(x):
-    """log(1 + x) for float32, computed in float64 and rounded."""
-    return np.float32(log1p_float64(np.float64(x)))
+def log1p_float32(d):
+    """float32 log(1 + d), native float32: 1 + d = (1 + m) 2**e with m computed as
+    d 2**-e + (2**-e - 1). Bound: 1.0 ulp."""
+    dp1 = d + np.float32(1.0)
+    e = _ilogb2k_f32(dp1 * np.float32(1.0 / 0.75))
+    e = np.int32(-2) if dp1 < np.float32(1e-30) else e
+    t = _ldexp2k_f32(np.float32(1.0), np.int32(-e))
+    m = _mla_f32(d, t, t - np.float32(1.0))
+    r = _log1p_assemble_f32(_i32_to_f32_small(e), m)
+    r = np.float32(np.inf) if d == np.float32(np.inf) else r
+    r = np.float32(np.nan) if (d < np.float32(-1.0)) | (d != d) else r
+    r = np.float32(-np.inf) if d == np.float32(-1.0) else r
+    return d if abs(d) < np.float32(1e-9) else r

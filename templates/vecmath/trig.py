@@ -4,9 +4,10 @@ Adapted from SLEEF (shibatch/sleef, src/libm/sleefsimddp.c / sleefsimdsp.c),
 Copyright Naoki Shibata and contributors 2010 - 2024, distributed under the Boost
 Software License, Version 1.0 (see LICENSE.sleef beside this file).
 
-The vector paths reduce by pi/2 (or pi) with SLEEF's 4-part constant and a split of
-the quotient into dqh (multiple of 2**24) + dql, so every product is exact up to
-|x| <= 1e14. Beyond that (finite) the result is wrong: ``<fn>_<dtype>_in_range(x)`` says
+The float64 paths (and tan_float32, computed in float64) reduce by pi/2 (or pi) with
+SLEEF's 4-part constant and a split of the quotient into dqh (multiple of 2**24) + dql,
+so every product is exact up to |x| <= 1e14; the native float32 sin/cos are valid up to
+|x| <= 25000. Beyond that (finite) the result is wrong: ``<fn>_<dtype>_in_range(x)`` says
 whether x is handled; the code generator reruns a loop with libm when any element is
 not. NaN and +-inf are in range (the result is NaN).
 """
@@ -183,15 +184,57 @@ def tan_float64_in_range(x):
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def sin_float32(x):
-    """sin for float32 via the float64 path (valid for |x| <= 1e14)."""
-    return np.float32(sin_float64(np.float64(x)))
+def _reduce_pi_half_f32(d):
+    """float32 d - q pi/2 as a float-float (x, xl) and q (int32), with SLEEF's 4-part
+    constant: parts A, B, C have <= 9 significant bits, so q * part is exact for
+    |q| < 2**15 (|d| <= 25000) and the differences are summed exactly by two-sums."""
+    uq, q = _rint_small_both_f32(d * np.float32(0.636619772367581343075535053490057448))
+    t = _mla_f32(uq, np.float32(-3.140625 * 0.5), d)
+    h, l1 = _two_sum_f32(t, uq * np.float32(-0.0009670257568359375 * 0.5))
+    h, l2 = _two_sum_f32(h, uq * np.float32(-6.2771141529083251953e-07 * 0.5))
+    l = _mla_f32(uq, np.float32(-1.2154201256553420762e-10 * 0.5), l1 + l2)
+    x, xl = _two_sum_f32(h, l)
+    return x, xl, q
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def cos_float32(x):
-    """cos for float32 via the float64 path (valid for |x| <= 1e14)."""
-    return np.float32(cos_float64(np.float64(x)))
+def _sin_cos_f32(x, xl, odd):
+    """sin(x + xl) (odd False) or cos(x + xl) (odd True) for |x| <= pi/4, xl the low
+    part of the reduced argument (SLEEF xsincosf's polynomials)."""
+    s = x * x
+    us = np.float32(-0.000195169282960705459117889)
+    us = _mla_f32(us, s, np.float32(0.00833215750753879547119141))
+    us = _mla_f32(us, s, np.float32(-0.166666537523269653320312))
+    rs = x + _mla_f32(us * s, x, xl)
+    uc = np.float32(-2.71811842367242206819355e-07)
+    uc = _mla_f32(uc, s, np.float32(2.47990446951007470488548e-05))
+    uc = _mla_f32(uc, s, np.float32(-0.00138888787478208541870117))
+    uc = _mla_f32(uc, s, np.float32(0.0416666641831398010253906))
+    uc = _mla_f32(uc, s, np.float32(-0.5))
+    rc = np.float32(1.0) + _mla_f32(s, uc, -(x * xl))
+    return rc if odd else rs
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def sin_float32(d):
+    """float32 sin, native float32: reduction by pi/2 into a float-float, sin or cos
+    polynomial by quadrant (SLEEF xsincosf). Bound: 1.0 ulp for |d| <= 25000 (see
+    sin_float32_in_range)."""
+    x, xl, q = _reduce_pi_half_f32(d)
+    r = _sin_cos_f32(x, xl, (q & np.int32(1)) == np.int32(1))
+    r = -r if (q & np.int32(2)) == np.int32(2) else r
+    r = d if d == np.float32(0.0) else r
+    return r if abs(d) < np.float32(np.inf) else np.float32(np.nan)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def cos_float32(d):
+    """float32 cos, native float32 (see sin_float32). Bound: 1.0 ulp for |d| <= 25000
+    (see cos_float32_in_range)."""
+    x, xl, q = _reduce_pi_half_f32(d)
+    r = _sin_cos_f32(x, xl, (q & np.int32(1)) == np.int32(0))
+    r = -r if ((q + np.int32(1)) & np.int32(2)) == np.int32(2) else r
+    return r if abs(d) < np.float32(np.inf) else np.float32(np.nan)
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
@@ -202,16 +245,16 @@ def tan_float32(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sin_float32_in_range(x):
-    """Whether sin_float32(x) is valid: |x| <= 1e14, or x is inf/nan."""
-    a = abs(np.float64(x))
-    return not ((a > 1e14) & (a < np.inf))
+    """Whether sin_float32(x) is valid: |x| <= 25000, or x is inf/nan."""
+    a = abs(x)
+    return not ((a > np.float32(25000.0)) & (a < np.float32(np.inf)))
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cos_float32_in_range(x):
-    """Whether cos_float32(x) is valid: |x| <= 1e14, or x is inf/nan."""
-    a = abs(np.float64(x))
-    return not ((a > 1e14) & (a < np.inf))
+    """Whether cos_float32(x) is valid: |x| <= 25000, or x is inf/nan."""
+    a = abs(x)
+    return not ((a > np.float32(25000.0)) & (a < np.float32(np.inf)))
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
