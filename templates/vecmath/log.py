@@ -11,14 +11,50 @@ from numba.extending import register_jitable
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _log_reduce(d):
-    """Split positive ``d`` into ``m * 2**e`` with m in [0.75, 1.5) (subnormals scaled
-    by 2**64 first); returns (m, e as float64). SLEEF xlog_u1's prologue."""
+    """Split positive ``d`` into ``m * 2**e`` with m in [sqrt(2)/2, sqrt(2)) (subnormals
+    scaled by 2**64 first); returns (m, e as float64)."""
     small = d < 2.2250738585072014e-308
     d = d * 18446744073709551616.0 if small else d
-    e = _ilogb2k(d * (1.0 / 0.75))
+    e = _ilogb2k(d * 1.4142135623730950488)
     m = _ldexp3k(d, -e)
     ef = _i64_to_f64_small(e)
     return m, (ef - 64.0 if small else ef)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _log1p_parts(f):
+    """For f in [sqrt(2)/2 - 1, sqrt(2) - 1): s = f / (2 + f), hfsq = f**2 / 2 and
+    R = s**2 P(s**2) with log(1 + f) = 2 atanh(s) = 2s + s R = f - (hfsq - s (hfsq + R))
+    (fdlibm's arrangement: the large term f is exact, only corrections are rounded).
+    P is a degree-6 least-squares-minimax fit made for this library (relative error
+    3e-15, contributing < 0.01 ulp)."""
+    s = _div(f, 2.0 + f)
+    z = s * s
+    t = 0.1467183686042787
+    t = _mla(t, z, 0.15327183855254317)
+    t = _mla(t, z, 0.18183026064120203)
+    t = _mla(t, z, 0.222222092675498)
+    t = _mla(t, z, 0.28571428637389457)
+    t = _mla(t, z, 0.39999999999874963)
+    t = _mla(t, z, 0.6666666666666681)
+    return s, 0.5 * f * f, t * z
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _log1p_assemble(e, f):
+    """e ln 2 + log(1 + f), ln 2 split so that e * hi is exact."""
+    s, hfsq, r = _log1p_parts(f)
+    return e * 0.693147180369123816490 - ((hfsq - (s * (hfsq + r) + e * 1.90821492927058770002e-10)) - f)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _log1p_hi_lo(f):
+    """log(1 + f) as hi + lo with hi having 26 significant bits, so hi times a 26-bit
+    constant is exact (for log2 and log10)."""
+    s, hfsq, r = _log1p_parts(f)
+    hi = _upper(f - hfsq)
+    lo = (f - hi) - hfsq + s * (hfsq + r)
+    return hi, lo
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
@@ -32,98 +68,56 @@ def _log_special(d, r):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log_float64(d):
-    """Natural log; port of SLEEF xlog_u1: x = (m-1)/(m+1) in double-double, log m =
-    2x + x**3 P(x**2). Bound: 1.0 ulp."""
+    """Natural log: d = (1 + f) 2**e, log(1 + f) by fdlibm's arrangement of SLEEF-style
+    reduction, no double-double. Bound: 1.0 ulp (measured 0.93)."""
     m, e = _log_reduce(d)
-    nh, nl = _dd_add2_d_d(-1.0, m)
-    dh, dl = _dd_add2_d_d(1.0, m)
-    xh, xl = _dd_div(nh, nl, dh, dl)
-    x2 = xh * xh
-    t = 0.1532076988502701353e+0
-    t = _mla(t, x2, 0.1525629051003428716e+0)
-    t = _mla(t, x2, 0.1818605932937785996e+0)
-    t = _mla(t, x2, 0.2222214519839380009e+0)
-    t = _mla(t, x2, 0.2857142932794299317e+0)
-    t = _mla(t, x2, 0.3999999999635251990e+0)
-    t = _mla(t, x2, 0.6666666666667333541e+0)
-    # e * ln 2 with ln 2 split so that e * hi is exact
-    sh, sl = _dd_add_d_d(e * 0.693147180369123816490, e * 1.90821492927058770002e-10)
-    sh, sl = _dd_add_dd_dd(sh, sl, xh * 2.0, xl * 2.0)
-    sh, sl = _dd_add_dd_d(sh, sl, x2 * xh * t)
-    return _log_special(d, sh + sl)
+    return _log_special(d, _log1p_assemble(e, m - 1.0))
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log2_float64(d):
-    """Base-2 log; port of SLEEF xlog2 (u10). Bound: 1.0 ulp."""
+    """Base-2 log: e + log(1 + f) / ln 2 with log(1 + f) = hi + lo and 1/ln 2 split
+    (hi * hi-part exact), as fdlibm's e_log2.c arranges it. Bound: 1.0 ulp."""
     m, e = _log_reduce(d)
-    nh, nl = _dd_add2_d_d(-1.0, m)
-    dh, dl = _dd_add2_d_d(1.0, m)
-    xh, xl = _dd_div(nh, nl, dh, dl)
-    x2 = xh * xh
-    t = 0.2211941750456081490e+0
-    t = _mla(t, x2, 0.2200768693152277689e+0)
-    t = _mla(t, x2, 0.2623708057488514656e+0)
-    t = _mla(t, x2, 0.3205977477944495502e+0)
-    t = _mla(t, x2, 0.4121985945485324709e+0)
-    t = _mla(t, x2, 0.5770780162997058982e+0)
-    t = _mla(t, x2, 0.96179669392608091449)
-    ph, pl = _dd_mul_dd_dd(xh, xl, 2.885390081777926774, 6.0561604995516736434e-18)
-    sh, sl = _dd_add2_d_dd(e, ph, pl)
-    sh, sl = _dd_add2_dd_d(sh, sl, x2 * xh * t)
-    return _log_special(d, sh + sl)
+    hi, lo = _log1p_hi_lo(m - 1.0)
+    val_hi = hi * 1.4426950216293335
+    val_lo = (lo + hi) * 1.9259629911266175e-08 + lo * 1.4426950216293335
+    w = e + val_hi
+    val_lo = val_lo + ((e - w) + val_hi)
+    return _log_special(d, val_lo + w)
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log10_float64(d):
-    """Base-10 log; port of SLEEF xlog10 (u10). Bound: 1.0 ulp."""
+    """Base-10 log: e log10(2) + log(1 + f) / ln 10 with exact hi products (fdlibm's
+    e_log10.c arrangement). Bound: 1.0 ulp."""
     m, e = _log_reduce(d)
-    nh, nl = _dd_add2_d_d(-1.0, m)
-    dh, dl = _dd_add2_d_d(1.0, m)
-    xh, xl = _dd_div(nh, nl, dh, dl)
-    x2 = xh * xh
-    t = 0.6653725819576758460e-1
-    t = _mla(t, x2, 0.6625722782820833712e-1)
-    t = _mla(t, x2, 0.7898105214313944078e-1)
-    t = _mla(t, x2, 0.9650955035715275132e-1)
-    t = _mla(t, x2, 0.1240841409721444993e+0)
-    t = _mla(t, x2, 0.1737177927454605086e+0)
-    t = _mla(t, x2, 0.2895296546021972617e+0)
-    # e * log10(2), split so that e * hi is exact (fdlibm log10_2hi / log10_2lo)
-    sh, sl = _dd_add_d_d(e * 3.01029995663611771306e-01, e * 3.69423907715893078616e-13)
-    ph, pl = _dd_mul_dd_dd(xh, xl, 0.86858896380650363334, 1.1430059694096389311e-17)
-    sh, sl = _dd_add_dd_dd(sh, sl, ph, pl)
-    sh, sl = _dd_add_dd_d(sh, sl, x2 * xh * t)
-    return _log_special(d, sh + sl)
+    hi, lo = _log1p_hi_lo(m - 1.0)
+    y2 = e * 3.01029995663611771306e-01
+    val_hi = hi * 0.4342944771051407
+    val_lo = e * 3.694239077158931e-13 + (lo + hi) * 4.798111141615973e-09 + lo * 0.4342944771051407
+    w = y2 + val_hi
+    val_lo = val_lo + ((y2 - w) + val_hi)
+    return _log_special(d, val_lo + w)
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log1p_float64(d):
-    """log(1 + d); port of SLEEF xlog1p (u10) with 1 + d = (1 + m) * 2**e and m computed
-    as d * 2**-e + (2**-e - 1); SLEEF's inf above 1e307 is replaced by an exact scale
-    factor so the whole range is valid. Bound: 1.0 ulp."""
+    """log(1 + d): 1 + d = (1 + m + c) 2**e with m + c = d 2**-e + (2**-e - 1) exactly (the
+    reduction of SLEEF xlog1p, with an exact two-step scale factor so that the whole
+    range is valid), then log(1 + m) as in log_float64 plus c / (1 + m) (fdlibm log1p's
+    correction). Bound: 1.0 ulp."""
     dp1 = d + 1.0
-    small = dp1 < 2.2250738585072014e-308
-    dp1 = dp1 * 18446744073709551616.0 if small else dp1
-    e = _ilogb2k(dp1 * (1.0 / 0.75))
+    e = _ilogb2k(dp1 * 1.4142135623730950488)
+    e = np.int64(-2) if dp1 < 1e-300 else e
     t = _ldexp2k(1.0, -e)
-    m = _mla(d, t, t - 1.0)
+    # m + c = d 2**-e + (2**-e - 1) exactly (both terms are exact); log(1 + m + c) =
+    # log(1 + m) + c / (1 + m) to first order
+    m, c = _dd_add2_d_d(d * t, t - 1.0)
     ef = _i64_to_f64_small(e)
-    ef = ef - 64.0 if small else ef
-    sh, sl = _dd_add_d_d(ef * 0.693147180369123816490, ef * 1.90821492927058770002e-10)
-    dh, dl = _dd_add_d_d(2.0, m)
-    xh, xl = _dd_div(m, 0.0, dh, dl)
-    x2 = xh * xh
-    t = 0.1532076988502701353e+0
-    t = _mla(t, x2, 0.1525629051003428716e+0)
-    t = _mla(t, x2, 0.1818605932937785996e+0)
-    t = _mla(t, x2, 0.2222214519839380009e+0)
-    t = _mla(t, x2, 0.2857142932794299317e+0)
-    t = _mla(t, x2, 0.3999999999635251990e+0)
-    t = _mla(t, x2, 0.6666666666667333541e+0)
-    sh, sl = _dd_add_dd_dd(sh, sl, xh * 2.0, xl * 2.0)
-    sh, sl = _dd_add_dd_d(sh, sl, x2 * xh * t)
-    r = sh + sl
+    sf, hfsq, rr = _log1p_parts(m)
+    r = ef * 0.693147180369123816490 - ((hfsq - (sf * (hfsq + rr) + (ef * 1.90821492927058770002e-10
+                                                                   + _div(c, 1.0 + m)))) - m)
     r = np.inf if d == np.inf else r
     r = np.nan if (d < -1.0) | (d != d) else r
     r = -np.inf if d == -1.0 else r
