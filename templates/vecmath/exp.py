@@ -36,47 +36,57 @@ def exp_float64(d):
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def _expk2(dh, dl):
-    """e**(dh + dl) as a double-double (SLEEF expk2), for dh > -1000; the result is
-    scaled by 2**q on both parts, so it is valid while the result is normal."""
-    dq, q = _rint_small_both((dh + dl) * 1.442695040888963407359924681001892137426645954152985934135449406931)
-    sh, sl = _dd_add2_dd_d(dh, dl, dq * -0.69314718055966295651160180568695068359375)
-    sh, sl = _dd_add2_dd_d(sh, sl, dq * -0.28235290563031577122588448175013436025525412068e-12)
-    s2h, s2l = _dd_squ(sh, sl)
-    s4h, s4l = _dd_squ(s2h, s2l)
-    p = 0.1602472219709932072e-9
-    p = _mla(p, sh, 0.2092255183563157007e-8)
-    p = _mla(p, sh, 0.2505230023782644465e-7)
-    p = _mla(p, sh, 0.2755724800902135303e-6)
-    p = _mla(p, sh, 0.2755731892386044373e-5)
-    p = _mla(p, sh, 0.2480158735605815065e-4)
-    p = _mla(p, sh, 0.1984126984148071858e-3)
-    p = _mla(p, sh, 0.1388888888886763255e-2)
-    p = _mla(p, sh, 0.8333333333333347095e-2)
-    p = _mla(p, sh, 0.4166666666666669905e-1)
-    th, tl = _dd_mul_dd_d(sh, sl, 0.1666666666666666574)
-    th, tl = _dd_add_d_dd(0.5, th, tl)
-    th, tl = _dd_mul_dd_dd(th, tl, sh, sl)
-    th, tl = _dd_add_d_dd(1.0, th, tl)
-    th, tl = _dd_mul_dd_dd(th, tl, sh, sl)
-    th, tl = _dd_add_d_dd(1.0, th, tl)
-    ph, pl = _dd_mul_dd_d(s4h, s4l, p)
-    th, tl = _dd_add_dd_dd(th, tl, ph, pl)
-    th = _ldexp2k(th, q)
-    tl = _ldexp2k(tl, q)
-    small = dh < -1000.0
-    return (0.0 if small else th), (0.0 if small else tl)
+def _expm1_parts(a):
+    """a = q ln2 + s (s exactly as sh + sl, Cody-Waite + two-sum) and e**s - 1 as a
+    double-double (ph, pl) = s + s**2/2 + s**3 P(s) with the first two terms exact
+    (two-prod, two-sum); SLEEF xexp's polynomial. Returns (ph, pl, q)."""
+    qf, q = _rint_small_both(a * 1.442695040888963407359924681001892137426645954152985934135449406931)
+    s1 = _mla(qf, -0.69314718055966295651160180568695068359375, a)
+    sh, sl = _dd_add2_d_d(s1, qf * -0.28235290563031577122588448175013436025525412068e-12)
+    p = 2.08860621107283687536341e-09
+    p = _mla(p, sh, 2.51112930892876518610661e-08)
+    p = _mla(p, sh, 2.75573911234900471893338e-07)
+    p = _mla(p, sh, 2.75572362911928827629423e-06)
+    p = _mla(p, sh, 2.4801587159235472998791e-05)
+    p = _mla(p, sh, 0.000198412698960509205564975)
+    p = _mla(p, sh, 0.00138888888889774492207962)
+    p = _mla(p, sh, 0.00833333333331652721664984)
+    p = _mla(p, sh, 0.0416666666666665047591422)
+    p = _mla(p, sh, 0.166666666666666851703837)
+    s2h, s2l = _dd_mul_d_d(sh, sh)
+    ph, pl = _dd_add2_d_d(sh, 0.5 * s2h)
+    pl = pl + (0.5 * s2l + _mla(s2h * sh, p, sl * (1.0 + sh)))
+    return ph, pl, q
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _expm1_dd(a):
+    """e**a - 1 as a normalised double-double for -40 <= a <= 700: 2**q (1 + p) - 1 =
+    (2**q - 1) + 2**q p, with 2**q - 1 exact for |q| <= 52 (2**q and -1 apart above)."""
+    ph, pl, q = _expm1_parts(a)
+    t = _pow2i(q)
+    exact = q <= np.int64(52)
+    rh, rl = _dd_add2_d_d(t - 1.0 if exact else t, t * ph)
+    return _dd_normalize(rh, rl + (t * pl + (0.0 if exact else -1.0)))
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def expm1_float64(a):
-    """e**a - 1; port of SLEEF xexpm1 (u10): double-double e**a minus 1. Bound: 1.0 ulp."""
-    eh, el = _expk2(a, 0.0)
-    dh, dl = _dd_add2_dd_d(eh, el, -1.0)
-    x = dh + dl
+    """e**a - 1: a = q ln2 + s exactly, e**s - 1 as a double-double from SLEEF xexp's
+    polynomial with exact leading terms, then (2**q - 1) + 2**q (e**s - 1) (the same
+    reduction as fdlibm expm1; cheaper than SLEEF xexpm1's expk2). Bound: 1.0 ulp."""
+    ac = -40.0 if a < -40.0 else (709.8 if a > 709.8 else a)
+    ph, pl, q = _expm1_parts(ac)
+    big = q > np.int64(1000)
+    t = _pow2i(np.int64(1000) if big else q)
+    exact = q <= np.int64(52)
+    rh, rl = _dd_add2_d_d(t - 1.0 if exact else t, t * ph)
+    x = rh + (rl + (t * pl + (0.0 if exact else -1.0)))
+    # above 693 the -1 is negligible: 2**q (1 + p) by two exact scalings
+    x = _ldexp2k(1.0 + (ph + pl), q) if big else x
     x = np.inf if a > 709.782712893383996732223 else x
     x = -1.0 if a < -38.0 else x
-    return a if (a == 0.0) | (a != a) else x
+    return a if (abs(a) < 1e-300) | (a != a) else x
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")

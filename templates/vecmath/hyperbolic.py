@@ -4,8 +4,10 @@ Adapted from SLEEF (shibatch/sleef, src/libm/sleefsimddp.c / sleefsimdsp.c),
 Copyright Naoki Shibata and contributors 2010 - 2024, distributed under the Boost
 Software License, Version 1.0 (see LICENSE.sleef beside this file).
 
-Changes from SLEEF: sinh/cosh use e**(|x| - ln 2) above 20 so that results up to
-DBL_MAX (|x| <= 710.4758600739439) are finite; arcsinh/arccosh use log(x) + ln 2 above
+sinh, cosh and tanh (float64) are built on exp.py's double-double e**x - 1 (fdlibm's
+formulas) instead of SLEEF's expk2, which is twice as fast; sinh/cosh use
+2**(q-1) (1 + p) above 20 so that results up to DBL_MAX (|x| <= 710.4758600739439) are
+finite. Changes from SLEEF: arcsinh/arccosh use log(x) + ln 2 above
 2**500 instead of returning inf above sqrt(DBL_MAX); arcsinh works on |x| (no
 cancellation for negative x).
 """
@@ -15,30 +17,26 @@ from numba.extending import register_jitable
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def _exp_arg_minus_ln2(y):
-    """The double-double argument for e**y (y <= 20) or e**(y - ln 2) (y > 20)."""
-    big = y > 20.0
-    ah, al = _dd_add2_d_d(y, -0.693147180559945286226764)
-    return (ah if big else y), ((al - 2.319046813846299558417771e-17) if big else 0.0)
-
-
-@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def _sinh_cosh_finish(x, y, eh, el, sign):
-    """(e - sign/e) / 2 for y <= 20, else e (already e**y / 2)."""
-    rh, rl = _dd_rec_dd(eh, el)
-    dh, dl = _dd_add_dd_dd(eh, el, -rh * sign, -rl * sign)
-    r = eh + el if y > 20.0 else (dh + dl) * 0.5
-    return np.inf if (y > 710.5) | (r != r) else r
+def _exp_half_big(ph, pl, q):
+    """e**y / 2 = 2**(q-1) (1 + p), by two exact scalings (finite up to DBL_MAX)."""
+    return _ldexp2k(1.0 + (ph + pl), q - np.int64(1))
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sinh_float64(x):
-    """sinh; port of SLEEF xsinh (u10): double-double (e**|x| - e**-|x|) / 2.
-    Bound: 1.0 ulp."""
+    """sinh: with D = e**|x| - 1 as a double-double (exp.py's _expm1_parts),
+    sinh = (D + D / (D + 1)) / 2 (fdlibm's formula) below 20, e**|x| / 2 =
+    2**(q-1) (1 + p) above (finite up to |x| = 710.4758600739439). Bound: 1.0 ulp."""
     y = abs(x)
-    ah, al = _exp_arg_minus_ln2(y)
-    eh, el = _expk2(ah, al)
-    r = _sinh_cosh_finish(x, y, eh, el, 1.0)
+    yc = 710.5 if y > 710.5 else y
+    ph, pl, q = _expm1_parts(yc)
+    dh, dl = _expm1_dd(20.0 if yc > 20.0 else yc)
+    eh, el = _dd_add2_d_d(dh, 1.0)
+    fh, fl = _dd_div(dh, dl, eh, el + dl)
+    sh, sl = _dd_add_dd_dd(dh, dl, fh, fl)
+    r = (sh + sl) * 0.5
+    r = _exp_half_big(ph, pl, q) if y > 20.0 else r
+    r = np.inf if y > 710.4758600739439 else r
     r = y if y < 1e-9 else r
     r = _mulsign(r, x)
     return x if x != x else r
@@ -46,32 +44,35 @@ def sinh_float64(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cosh_float64(x):
-    """cosh; port of SLEEF xcosh (u10). Bound: 1.0 ulp."""
+    """cosh: (E + 1/E) / 2 with E = 1 + D, D = e**|x| - 1 as a double-double, below 20;
+    e**|x| / 2 = 2**(q-1) (1 + p) above. Bound: 1.0 ulp."""
     y = abs(x)
-    ah, al = _exp_arg_minus_ln2(y)
-    eh, el = _expk2(ah, al)
-    r = _sinh_cosh_finish(x, y, eh, el, -1.0)
+    yc = 710.5 if y > 710.5 else y
+    ph, pl, q = _expm1_parts(yc)
+    dh, dl = _expm1_dd(20.0 if yc > 20.0 else yc)
+    eh, el = _dd_add2_d_d(1.0, dh)
+    el = el + dl
+    rh, rl = _dd_rec_dd(eh, el)
+    sh, sl = _dd_add_dd_dd(eh, el, rh, rl)
+    r = (sh + sl) * 0.5
+    r = _exp_half_big(ph, pl, q) if y > 20.0 else r
+    r = np.inf if y > 710.4758600739439 else r
     return x if x != x else r
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def _tanh_kernel(y):
-    """(e - 1/e) / (e + 1/e) for e = e**y in double-double (SLEEF xtanh)."""
-    dh, dl = _expk2(y, 0.0)
-    eh, el = _dd_rec_dd(dh, dl)
-    nh, nl = _dd_add2_dd_dd(dh, dl, -eh, -el)
-    mh, ml = _dd_add2_dd_dd(dh, dl, eh, el)
-    qh, ql = _dd_div(nh, nl, mh, ml)
-    return qh + ql
-
-
-@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def tanh_float64(x):
-    """tanh; port of SLEEF xtanh (u10). Bound: 1.0 ulp."""
+    """tanh = D / (D + 2) with D = e**(2|x|) - 1 as a double-double, the quotient
+    corrected by its exact residual. Bound: 1.0 ulp (measured 0.56)."""
     y = abs(x)
-    r = _tanh_kernel(y)
+    dh, dl = _expm1_dd(2.0 * (19.5 if y > 19.5 else y))
+    mh, ml = _dd_add2_d_d(dh, 2.0)
+    ml = ml + dl
+    qh = _div(dh, mh)
+    ph, pe = _dd_mul_d_d(qh, mh)
+    r = qh + _div(((dh - ph) - pe) + (dl - qh * ml), mh)
     # 1 - tanh(y) < 2**-54 above 19.06: the result rounds to 1
-    r = 1.0 if (y > 19.1) | (r != r) else r
+    r = 1.0 if y > 19.1 else r
     r = y if y < 1e-9 else r
     r = _mulsign(r, x)
     return x if x != x else r
