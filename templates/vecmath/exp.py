@@ -61,9 +61,15 @@ def _expm1_parts(a):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _expm1_dd(a):
-    """e**a - 1 as a normalised double-double for -40 <= a <= 700: 2**q (1 + p) - 1 =
-    (2**q - 1) + 2**q p, with 2**q - 1 exact for |q| <= 52 (2**q and -1 apart above)."""
+    """e**a - 1 as a normalised double-double for -40 <= a <= 700 (see _expm1_combine)."""
     ph, pl, q = _expm1_parts(a)
+    return _expm1_combine(ph, pl, q)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _expm1_combine(ph, pl, q):
+    """2**q (1 + p) - 1 = (2**q - 1) + 2**q p as a normalised double-double, with 2**q - 1
+    exact for |q| <= 52 (2**q and -1 kept apart above); needs q <= 1023."""
     t = _pow2i(q)
     exact = q <= np.int64(52)
     rh, rl = _dd_add2_d_d(t - 1.0 if exact else t, t * ph)

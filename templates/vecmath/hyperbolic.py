@@ -25,16 +25,19 @@ def _exp_half_big(ph, pl, q):
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sinh_float64(x):
     """sinh: with D = e**|x| - 1 as a double-double (exp.py's _expm1_parts),
-    sinh = (D + D / (D + 1)) / 2 (fdlibm's formula) below 20, e**|x| / 2 =
+    sinh = (D + D / (D + 1)) / 2 (fdlibm's formula) up to 20, e**|x| / 2 =
     2**(q-1) (1 + p) above (finite up to |x| = 710.4758600739439). Bound: 1.0 ulp."""
     y = abs(x)
-    yc = 710.5 if y > 710.5 else y
-    ph, pl, q = _expm1_parts(yc)
-    dh, dl = _expm1_dd(20.0 if yc > 20.0 else yc)
+    ph, pl, q = _expm1_parts(710.5 if y > 710.5 else y)
+    dh, dl = _expm1_combine(ph, pl, np.int64(64) if y > 20.0 else q)
+    # F = D / (D + 1), corrected by its exact residual
     eh, el = _dd_add2_d_d(dh, 1.0)
-    fh, fl = _dd_div(dh, dl, eh, el + dl)
-    sh, sl = _dd_add_dd_dd(dh, dl, fh, fl)
-    r = (sh + sl) * 0.5
+    el = el + dl
+    fh = _div(dh, eh)
+    mh, me = _dd_mul_d_d(fh, eh)
+    fl = _div(((dh - mh) - me) + (dl - fh * el), eh)
+    sh, sl = _dd_add2_d_d(dh, fh)
+    r = (sh + (sl + (dl + fl))) * 0.5
     r = _exp_half_big(ph, pl, q) if y > 20.0 else r
     r = np.inf if y > 710.4758600739439 else r
     r = y if y < 1e-9 else r
@@ -44,12 +47,11 @@ def sinh_float64(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cosh_float64(x):
-    """cosh: (E + 1/E) / 2 with E = 1 + D, D = e**|x| - 1 as a double-double, below 20;
+    """cosh: (E + 1/E) / 2 with E = 1 + D, D = e**|x| - 1 as a double-double, up to 20;
     e**|x| / 2 = 2**(q-1) (1 + p) above. Bound: 1.0 ulp."""
     y = abs(x)
-    yc = 710.5 if y > 710.5 else y
-    ph, pl, q = _expm1_parts(yc)
-    dh, dl = _expm1_dd(20.0 if yc > 20.0 else yc)
+    ph, pl, q = _expm1_parts(710.5 if y > 710.5 else y)
+    dh, dl = _expm1_combine(ph, pl, np.int64(64) if y > 20.0 else q)
     eh, el = _dd_add2_d_d(1.0, dh)
     el = el + dl
     rh, rl = _dd_rec_dd(eh, el)
