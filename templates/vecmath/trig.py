@@ -4,10 +4,10 @@ Adapted from SLEEF (shibatch/sleef, src/libm/sleefsimddp.c / sleefsimdsp.c),
 Copyright Naoki Shibata and contributors 2010 - 2024, distributed under the Boost
 Software License, Version 1.0 (see LICENSE.sleef beside this file).
 
-The float64 paths (and tan_float32, computed in float64) reduce by pi/2 (or pi) with
+The float64 paths reduce by pi/2 (or pi) with
 SLEEF's 4-part constant and a split of the quotient into dqh (multiple of 2**24) + dql,
 so every product is exact up to |x| <= 1e14; the native float32 sin/cos are valid up to
-|x| <= 25000. Beyond that (finite) the result is wrong: ``<fn>_<dtype>_in_range(x)`` says
+|x| <= 25000 and tan_float32 up to 1e6. Beyond that (finite) the result is wrong: ``<fn>_<dtype>_in_range(x)`` says
 whether x is handled; the code generator reruns a loop with libm when any element is
 not. NaN and +-inf are in range (the result is NaN).
 """
@@ -239,8 +239,17 @@ def cos_float32(d):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def tan_float32(x):
-    """tan for float32 via the float64 path (valid for |x| <= 1e14)."""
-    return np.float32(tan_float64(np.float64(x)))
+    """float32 tan in float64: reduction by pi/2 split into 33-bit parts (q * part exact
+    for |q| < 2**20, i.e. |x| <= 1e6), then tan_float64's kernel. Bound: 1.0 ulp for
+    |x| <= 1e6 (see tan_float32_in_range)."""
+    d = np.float64(x)
+    qf, q = _rint_small_both(d * 0.63661977236758134307553505)
+    s = _mla(qf, -1.5707963267341256, d)
+    s = _mla(qf, -6.077100506303966e-11, s)
+    s = _mla(qf, -2.0222662487959506e-21, s)
+    r = _tan_kernel(s, 0.0, q)
+    r = d if abs(d) < 1e-9 else r
+    return np.float32(r if abs(d) < np.inf else np.nan)
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
@@ -259,6 +268,6 @@ def cos_float32_in_range(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def tan_float32_in_range(x):
-    """Whether tan_float32(x) is valid: |x| <= 1e14, or x is inf/nan."""
-    a = abs(np.float64(x))
-    return not ((a > 1e14) & (a < np.inf))
+    """Whether tan_float32(x) is valid: |x| <= 1e6, or x is inf/nan."""
+    a = abs(x)
+    return not ((a > np.float32(1e6)) & (a < np.float32(np.inf)))

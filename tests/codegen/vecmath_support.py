@@ -28,7 +28,7 @@ NUMPY_BOUND = {"float64": "1 (SVML ha)", "float32": "4 (SVML)"}
 
 #: |x| above which sin/cos/tan vector paths are not valid (see *_in_range).
 TRIG_LIMIT = {("sin", "float64"): 1e14, ("cos", "float64"): 1e14, ("tan", "float64"): 1e14,
-              ("sin", "float32"): 25000.0, ("cos", "float32"): 25000.0, ("tan", "float32"): 1e14}
+              ("sin", "float32"): 25000.0, ("cos", "float32"): 25000.0, ("tan", "float32"): 1e6}
 
 
 def load_vecmath() -> dict:
