@@ -10,47 +10,40 @@ from numba.extending import register_jitable
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def _cbrt_kernel(d):
-    """cbrt for finite non-zero d (SLEEF xcbrt_u1): d = m * 2**e, e = 3 qu + re,
-    polynomial guess refined by one Newton step and a double-double correction."""
-    e = _ilogbk(abs(d)) + np.int64(1)
-    d = _ldexp2k(d, -e)
+def cbrt_float64(d):
+    """Cube root: SLEEF xcbrt's estimate (inverse-cube-root polynomial, Newton steps,
+    2**(1/3) factors), then one Newton step y - (y**3 - s) / (3 y**2) with the residual
+    computed exactly in double-double on the scaled argument s = |d| 2**-3k in [0.5, 4)
+    (so nothing under- or overflows); the result is scaled back by 2**k exactly.
+    Bound: 1.0 ulp (measured 0.5)."""
+    a = abs(d)
+    e = _ilogbk(a) + np.int64(1)
     t = _i64_to_f64_small(e) + 6144.0
     qu = _trunc_small(t * (1.0 / 3.0))
+    k = _rint_small_i64(qu) - np.int64(2048)
+    # a = ds 2**(3k) with ds in [0.5, 4): both scalings exact
+    ds = _ldexp2k(a, -3 * k)
     re = t - qu * 3.0
-    q2h = 1.2599210498948731907 if re == 1.0 else (1.5874010519681995834 if re == 2.0 else 1.0)
-    q2l = -2.5899333753005069177e-17 if re == 1.0 else (-1.0869008194197822986e-16 if re == 2.0 else 0.0)
-    q2h = _mulsign(q2h, d)
-    q2l = _mulsign(q2l, d)
-    d = abs(d)
+    q = 1.2599210498948731647672106 if re == 1.0 else (1.5874010519681994747517056 if re == 2.0 else 1.0)
+    m = _ldexp2k(a, -e)
     x = -0.640245898480692909870982
-    x = _mla(x, d, 2.96155103020039511818595)
-    x = _mla(x, d, -5.73353060922947843636166)
-    x = _mla(x, d, 6.03990368989458747961407)
-    x = _mla(x, d, -3.85841935510444988821632)
-    x = _mla(x, d, 2.2307275302496609725722)
+    x = _mla(x, m, 2.96155103020039511818595)
+    x = _mla(x, m, -5.73353060922947843636166)
+    x = _mla(x, m, 6.03990368989458747961407)
+    x = _mla(x, m, -3.85841935510444988821632)
+    x = _mla(x, m, 2.2307275302496609725722)
     y = x * x
     y = y * y
-    x = x - (d * y - x) * (1.0 / 3.0)
-    z = x
-    uh, ul = _dd_mul_d_d(x, x)
-    uh, ul = _dd_squ(uh, ul)
-    uh, ul = _dd_mul_dd_d(uh, ul, d)
-    uh, ul = _dd_add2_dd_d(uh, ul, -x)
-    y = uh + ul
-    y = (-2.0 / 3.0 * y) * z
-    vh, vl = _dd_mul_d_d(z, z)
-    vh, vl = _dd_add2_dd_d(vh, vl, y)
-    vh, vl = _dd_mul_dd_d(vh, vl, d)
-    vh, vl = _dd_mul_dd_dd(vh, vl, q2h, q2l)
-    return _ldexp2k(vh + vl, _rint_small_i64(qu) - np.int64(2048))
-
-
-@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
-def cbrt_float64(d):
-    """Cube root; port of SLEEF xcbrt_u1. Bound: 1.0 ulp."""
-    r = _cbrt_kernel(d)
-    return d if (d == 0.0) | (abs(d) == np.inf) | (d != d) else r
+    x = x - (m * y - x) * (1.0 / 3.0)
+    y = m * x * x
+    y = (y - (2.0 / 3.0) * y * _mla(y, x, -1.0)) * q
+    # one Newton step with the exact residual y**3 - ds
+    y2h, y2l = _dd_mul_d_d(y, y)
+    y3h, y3l = _dd_mul_dd_d(y2h, y2l, y)
+    r = (y3h - ds) + y3l
+    y = y - _div(r, 3.0 * y2h)
+    r = _mulsign(_ldexp2k(y, k), d)
+    return d if (d == 0.0) | (a == np.inf) | (d != d) else r
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
