@@ -73,7 +73,9 @@ def _cbrt_fast(d):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cbrt_float32(x):
-    """float32 cube root via SLEEF xcbrt (u35, plain float64), computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 cube root via SLEEF xcbrt (u35, plain float64), computed in float64 with a
+    cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding.
+    Bound: 1.0 ulp."""
     d = np.float64(x)
     r = _cbrt_fast(d)
     return np.float32(d if (d == 0.0) | (abs(d) == np.inf) | (d != d) else r)

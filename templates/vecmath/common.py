@@ -27,7 +27,6 @@ functions take and return the parts as separate values / tuples.
 import numpy as np
 from numba.extending import register_jitable
 
-
 # --- bit casts --------------------------------------------------------------------------
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")

@@ -136,7 +136,7 @@ def _expm1_poly_f32(s):
 def _exp_reduce_f32(d):
     """float32 d = q ln2 + s, |s| <= ln2/2, by Cody-Waite with SLEEF's split ln 2
     (q * hi exact); returns (s, q as int32)."""
-    qf, q = _rint_small_both_f32(d * np.float32(1.442695040888963407359924681001892137426645954152985934135449406931))
+    qf, q = _rint_small_both_f32(d * np.float32(1.4426950408889634073599246810018921374266))
     s = _mla_f32(qf, np.float32(-0.693145751953125), d)
     s = _mla_f32(qf, np.float32(-1.428606765330187045e-06), s)
     return s, q
@@ -158,7 +158,9 @@ def exp_float32(d):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def exp2_float32(x):
-    """float32 2**x: float64 polynomial of degree 8 on the fraction (no double-double step), computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 2**x: float64 polynomial of degree 8 on the fraction (no double-double
+    step), computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <=
+    0.5 ulp + a double rounding. Bound: 1.0 ulp."""
     d = np.float64(x)
     u, q = _rint_small_both(d)
     s = d - u

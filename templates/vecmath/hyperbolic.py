@@ -170,7 +170,9 @@ def arctanh_float64(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def sinh_float32(x):
-    """float32 sinh: (e - 1/e) / 2 with e = exp_float64(|x|) (x + x**3/6 below 1e-5), computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 sinh: (e - 1/e) / 2 with e = exp_float64(|x|) (x + x**3/6 below 1e-5),
+    computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp
+    + a double rounding. Bound: 1.0 ulp."""
     d = np.float64(x)
     y = abs(d)
     e = exp_float64(y)
@@ -181,7 +183,9 @@ def sinh_float32(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def cosh_float32(x):
-    """float32 cosh: (e + 1/e) / 2 with e = exp_float64(|x|), computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 cosh: (e + 1/e) / 2 with e = exp_float64(|x|), computed in float64 with a
+    cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding.
+    Bound: 1.0 ulp."""
     d = np.float64(x)
     e = exp_float64(abs(d))
     return np.float32(0.5 * (e + _div(1.0, e)))
@@ -209,7 +213,9 @@ def tanh_float32(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arcsinh_float32(x):
-    """float32 arcsinh: log1p(y + y**2 / (1 + sqrt(1 + y**2))) in float64, y = |x|, computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 arcsinh: log1p(y + y**2 / (1 + sqrt(1 + y**2))) in float64, y = |x|,
+    computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp
+    + a double rounding. Bound: 1.0 ulp."""
     d = np.float64(x)
     y = abs(d)
     r = log1p_float64(y + _div(y * y, 1.0 + np.sqrt(1.0 + y * y)))
@@ -219,7 +225,9 @@ def arcsinh_float32(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arccosh_float32(x):
-    """float32 arccosh: log1p(t + sqrt(t (x + 1))) in float64, t = x - 1, computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 arccosh: log1p(t + sqrt(t (x + 1))) in float64, t = x - 1, computed in
+    float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double
+    rounding. Bound: 1.0 ulp."""
     d = np.float64(x)
     t = d - 1.0
     r = log1p_float64(t + np.sqrt(t * (d + 1.0)))
@@ -229,7 +237,9 @@ def arccosh_float32(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arctanh_float32(x):
-    """float32 arctanh: log1p(2y / (1 - y)) / 2 in float64, y = |x|, computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 arctanh: log1p(2y / (1 - y)) / 2 in float64, y = |x|, computed in float64
+    with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double
+    rounding. Bound: 1.0 ulp."""
     d = np.float64(x)
     y = abs(d)
     r = 0.5 * log1p_float64(_div(y + y, 1.0 - y))

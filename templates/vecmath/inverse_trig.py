@@ -215,7 +215,9 @@ def _asin_fast(d):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arcsin_float32(x):
-    """float32 arcsin via SLEEF xasin (u35, plain float64), computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 arcsin via SLEEF xasin (u35, plain float64), computed in float64 with a
+    cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding.
+    Bound: 1.0 ulp."""
     d = np.float64(x)
     u, small = _asin_fast(d)
     r = u if small else _mla(u, -2.0, 1.5707963267948966)
@@ -224,7 +226,9 @@ def arcsin_float32(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arccos_float32(x):
-    """float32 arccos via SLEEF xacos (u35, plain float64), computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 arccos via SLEEF xacos (u35, plain float64), computed in float64 with a
+    cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding.
+    Bound: 1.0 ulp."""
     d = np.float64(x)
     u, small = _asin_fast(d)
     r = 1.5707963267948966 - _mulsign(u, d) if small else u * 2.0
@@ -234,7 +238,9 @@ def arccos_float32(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arctan_float32(x):
-    """float32 arctan via SLEEF atan2k (u35, plain float64), computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 arctan via SLEEF atan2k (u35, plain float64), computed in float64 with a
+    cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding.
+    Bound: 1.0 ulp."""
     d = np.float64(x)
     r = _atan2k_fast(abs(d), 1.0)
     r = 1.5707963267948966 if abs(d) == np.inf else r
@@ -243,7 +249,9 @@ def arctan_float32(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def arctan2_float32(y, x):
-    """float32 arctan2 via SLEEF atan2k (u35, plain float64) and arctan2_float64's special cases, computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 arctan2 via SLEEF atan2k (u35, plain float64) and arctan2_float64's special
+    cases, computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <=
+    0.5 ulp + a double rounding. Bound: 1.0 ulp."""
     dy = np.float64(y)
     dx = np.float64(x)
     r = _atan2k_fast(abs(dy), dx)

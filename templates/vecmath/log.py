@@ -196,7 +196,8 @@ def _log1p_parts_f32(f):
 def _log1p_assemble_f32(e, f):
     """e ln 2 + log(1 + f) in float32, ln 2 split so that e * hi is exact."""
     s, hfsq, r = _log1p_parts_f32(f)
-    return e * np.float32(0.693145751953125) - ((hfsq - (s * (hfsq + r) + e * np.float32(1.428606765330187045e-06))) - f)
+    lo = e * np.float32(1.428606765330187045e-06)
+    return e * np.float32(0.693145751953125) - ((hfsq - (s * (hfsq + r) + lo)) - f)
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
@@ -217,7 +218,9 @@ def log_float32(d):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log2_float32(x):
-    """float32 log2: e + log(1 + f) / ln 2 in float64 (log_float64's kernel), computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 log2: e + log(1 + f) / ln 2 in float64 (log_float64's kernel), computed in
+    float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double
+    rounding. Bound: 1.0 ulp."""
     d = np.float64(x)
     m, e = _log_reduce(d)
     r = e + _log1p_assemble(0.0, m - 1.0) * 1.4426950408889634074
@@ -226,7 +229,8 @@ def log2_float32(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def log10_float32(x):
-    """float32 log10: log_float64(x) / ln 10, computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 log10: log_float64(x) / ln 10, computed in float64 with a cheap kernel (a
+    few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
     d = np.float64(x)
     return np.float32(_log_special(d, log_float64(d) * 0.43429448190325182765))
 

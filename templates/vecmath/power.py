@@ -68,9 +68,12 @@ def power_float64(x, y):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def power_float32(x, y):
-    """float32 x**y: exp_float64(y log_float64|x|) (|y log x| < 104 for finite float32 results, so the float64 product's error stays below 2**-45 relative), NumPy's special cases; computed in float64 with a cheap kernel (a few float64 ulps) and rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 x**y: exp_float64(y log_float64|x|) (|y log x| < 104 for finite float32
+    results, so the float64 product's error stays below 2**-45 relative), NumPy's
+    special cases; computed in float64 with a cheap kernel (a few float64 ulps) and
+    rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
     dx = np.float64(x)
     dy = np.float64(y)
-    l = log_float64(abs(dx)) * dy
-    r = exp_float64(l)
+    ylogx = log_float64(abs(dx)) * dy
+    r = exp_float64(ylogx)
     return np.float32(_pow_special(dx, dy, r))

@@ -4,10 +4,10 @@ Adapted from SLEEF (shibatch/sleef, src/libm/sleefsimddp.c / sleefsimdsp.c),
 Copyright Naoki Shibata and contributors 2010 - 2024, distributed under the Boost
 Software License, Version 1.0 (see LICENSE.sleef beside this file).
 
-The float64 paths reduce by pi/2 (or pi) with
-SLEEF's 4-part constant and a split of the quotient into dqh (multiple of 2**24) + dql,
-so every product is exact up to |x| <= 1e14; the native float32 sin/cos are valid up to
-|x| <= 25000 and tan_float32 up to 1e6. Beyond that (finite) the result is wrong: ``<fn>_<dtype>_in_range(x)`` says
+The float64 paths reduce by pi/2 (or pi) with SLEEF's 4-part constant and a split of
+the quotient into dqh (multiple of 2**24) + dql, so every product is exact up to
+|x| <= 1e14; the native float32 sin/cos are valid up to |x| <= 25000 and tan_float32
+up to 1e6. Beyond that (finite) the result is wrong: ``<fn>_<dtype>_in_range(x)`` says
 whether x is handled; the code generator reruns a loop with libm when any element is
 not. NaN and +-inf are in range (the result is NaN).
 """
@@ -192,8 +192,8 @@ def _reduce_pi_half_f32(d):
     t = _mla_f32(uq, np.float32(-3.140625 * 0.5), d)
     h, l1 = _two_sum_f32(t, uq * np.float32(-0.0009670257568359375 * 0.5))
     h, l2 = _two_sum_f32(h, uq * np.float32(-6.2771141529083251953e-07 * 0.5))
-    l = _mla_f32(uq, np.float32(-1.2154201256553420762e-10 * 0.5), l1 + l2)
-    x, xl = _two_sum_f32(h, l)
+    lo = _mla_f32(uq, np.float32(-1.2154201256553420762e-10 * 0.5), l1 + l2)
+    x, xl = _two_sum_f32(h, lo)
     return x, xl, q
 
 

@@ -52,7 +52,7 @@ def test_sources_follow_the_template_rules():
     and range guard exists."""
     defs = vs.defined_functions()
     allowed = set(defs) | {"np"} | set(dir(builtins))
-    for name, (fname, node) in defs.items():
+    for name, (_fname, node) in defs.items():
         (dec,) = node.decorator_list
         text = ast.unparse(dec)
         want = "register_jitable(forceinline=True, fastmath={'contract'}, error_model='numpy')"
@@ -133,7 +133,7 @@ def test_trig_range_guards(ns, dtype):
         def run(a):
             out = np.empty(a.shape[0], dtype=np.bool_)
             for i in range(a.shape[0]):
-                out[i] = guard(a[i])
+                out[i] = guard(a[i])  # noqa: B023 (compiled and called in this iteration)
             return out
         assert list(run(values)) == want, fn
 

@@ -326,10 +326,7 @@ def in_trig_range(x: np.ndarray, fn: str, dtype: str) -> np.ndarray:
 def measure(ns: dict, fn: str, dtype: str, n: int, seed: int = 0) -> dict:
     """Max ulp error of fn_dtype over n sampled inputs, and the inputs where special
     results differ from NumPy's."""
-    if fn in BINARY:
-        args = binary_samples(fn, dtype, n, seed)
-    else:
-        args = (unary_samples(fn, dtype, n, seed),)
+    args = binary_samples(fn, dtype, n, seed) if fn in BINARY else (unary_samples(fn, dtype, n, seed),)
     if fn in ("sin", "cos", "tan"):
         keep = in_trig_range(args[0], fn, dtype)
         args = (args[0][keep],)
