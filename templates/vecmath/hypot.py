@@ -26,8 +26,10 @@ def _hypot_kernel(x, y):
     th, tl = _dd_squ(th, tl)
     th, tl = _dd_add2_dd_d(th, tl, 1.0)
     th, tl = _dd_sqrt_dd(th, tl)
-    th, tl = _dd_mul_dd_d(th, tl, mx)
-    r = th + tl
+    # multiply by the scaled max and scale back at the end: a subnormal result is
+    # rounded once
+    th, tl = _dd_mul_dd_d(th, tl, d)
+    r = (th + tl) * (5.551115123125783e-17 if o else 1.0)
     r = np.inf if r != r else r
     return mx if mn == 0.0 else r
 
