@@ -49,9 +49,8 @@ def _log1p_assemble(e, f):
     s, hfsq, r = _log1p_parts(f)
     # f**2 / 2 exactly (two-product) and e ln2_hi + f exactly (two-sum), so only small
     # corrections are rounded before the final addition
-    hh, hl = _dd_mul_d_d(f, f * 0.5)
     ah, al = _dd_add2_d_d(e * 0.693147180369123816490, f)
-    return ah + (al - (((hh - s * (hfsq + r)) + hl) - e * 1.90821492927058770002e-10))
+    return ah + (al - ((hfsq - s * (hfsq + r)) - e * 1.90821492927058770002e-10))
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
@@ -124,9 +123,8 @@ def log1p_float64(d):
     m, c = _dd_add2_d_d(d * t, t - 1.0)
     ef = _i64_to_f64_small(e)
     sf, hfsq, rr = _log1p_parts(m)
-    hh, hl = _dd_mul_d_d(m, m * 0.5)
     ah, al = _dd_add2_d_d(ef * 0.693147180369123816490, m)
-    r = ah + (al - (((hh - sf * (hfsq + rr)) + hl) - (ef * 1.90821492927058770002e-10 + _div(c, 1.0 + m))))
+    r = ah + (al - ((hfsq - sf * (hfsq + rr)) - (ef * 1.90821492927058770002e-10 + _div(c, 1.0 + m))))
     r = np.inf if d == np.inf else r
     r = np.nan if (d < -1.0) | (d != d) else r
     r = -np.inf if d == -1.0 else r
