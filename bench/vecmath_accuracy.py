@@ -1,0 +1,124 @@
+"""Accuracy and speed of templates/vecmath (the vectorisable math library).
+
+Measures every public function-dtype over its whole domain (random bit patterns,
+log-uniform over every binade of both signs, uniform over the interesting ranges, special
+values and edges; see tests/codegen/vecmath_support.py) against a long double reference,
+compiled for the host CPU (FMA) in this process and for NUMBA_CPU_NAME=generic (SSE2, no
+FMA) in a subprocess, and prints a markdown table. Then times each function against
+NumPy's ufunc on 1e5 elements (numba JIT loops, interleaved rounds, best of 5).
+
+    python bench/vecmath_accuracy.py                 # 2M points per function-dtype
+    python bench/vecmath_accuracy.py --n 200000 --functions exp,log --no-speed
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.codegen import vecmath_support as vs  # noqa: E402
+
+SPEED_INPUT = {"log": (0.01, 100), "log2": (0.01, 100), "log10": (0.01, 100), "log1p": (-0.5, 100),
+               "arccosh": (1, 100), "arcsin": (-1, 1), "arccos": (-1, 1), "arctanh": (-0.99, 0.99),
+               "sin": (-100, 100), "cos": (-100, 100), "tan": (-100, 100), "exp": (-50, 50),
+               "exp2": (-50, 50), "expm1": (-5, 5), "sinh": (-50, 50), "cosh": (-50, 50), "tanh": (-5, 5)}
+
+
+def measure(functions, dtypes, n, seed):
+    ns = vs.load_vecmath()
+    return vs.measure_all(ns, n, functions, dtypes) if seed is None else {
+        f"{fn}-{dt}": vs.measure(ns, fn, dt, n, seed) for fn in functions for dt in dtypes}
+
+
+def speed(functions, dtypes, size=100_000, rounds=5):
+    ns = vs.load_vecmath()
+    rng = np.random.default_rng(1)
+    rows = []
+    for fn in functions:
+        for dt in dtypes:
+            if fn in vs.BINARY:
+                args = [rng.uniform(0.1, 10, size).astype(dt), rng.uniform(-5, 5, size).astype(dt)]
+            else:
+                lo, hi = SPEED_INPUT.get(fn, (-10, 10))
+                args = [rng.uniform(lo, hi, size).astype(dt)]
+            loop = vs.vector_loop(ns, f"{fn}_{dt}", len(args))
+            out = np.empty(size, dt)
+            loop(*args, out)
+            ufunc = getattr(np, fn)
+            ours, theirs = [], []
+            for _ in range(rounds):
+                t = time.perf_counter()
+                loop(*args, out)
+                ours.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                ufunc(*args, out=out)
+                theirs.append(time.perf_counter() - t)
+            rows.append((fn, dt, min(ours) * 1e6, min(theirs) * 1e6))
+    return rows
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", type=int, default=2_000_000, help="points per function-dtype")
+    p.add_argument("--functions", default=",".join(vs.UNARY + vs.BINARY))
+    p.add_argument("--dtypes", default=",".join(vs.DTYPES))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--no-speed", action="store_true")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    a = p.parse_args()
+    functions, dtypes = a.functions.split(","), a.dtypes.split(",")
+    warnings.simplefilter("ignore")
+    if a.worker:
+        print(json.dumps(measure(functions, dtypes, a.n, a.seed)))
+        return
+    env = dict(os.environ, NUMBA_CPU_NAME="generic", PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, __file__, "--worker", "--n", str(a.n), "--functions", a.functions,
+           "--dtypes", a.dtypes, "--seed", str(a.seed)]
+    t0 = time.time()
+    generic = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+    host = measure(functions, dtypes, a.n, a.seed)
+    out, _ = generic.communicate()
+    generic_results = json.loads(out.strip().splitlines()[-1])
+    print(f"accuracy: {a.n} points per function-dtype (+ specials), seed {a.seed}, "
+          f"{time.time() - t0:.0f} s; reference: np.longdouble (x87 80-bit, glibc *l functions)\n")
+    print("| function | dtype | max ulp (generic) | max ulp (host/FMA) | bound (ours) | domain tested | NumPy's documented bound |")
+    print("|---|---|---|---|---|---|---|")
+    worst = []
+    for fn in functions:
+        for dt in dtypes:
+            k = f"{fn}-{dt}"
+            g, h = generic_results[k], host[k]
+            flag = "" if not (g["special_mismatches"] or h["special_mismatches"]) else " **special mismatch**"
+            dom = vs.domain_description(fn, dt)
+            if fn in ("sin", "cos", "tan"):
+                dom = f"abs(x) <= {vs.TRIG_LIMIT[fn, dt]:g}: " + dom
+            print(f"| {fn} | {dt} | {g['max_ulp']:.3f} | {h['max_ulp']:.3f} | {vs.DOCUMENTED_BOUND[fn, dt]:g} "
+                  f"| {dom} | {vs.NUMPY_BOUND[dt] if fn != 'tanh' or dt == 'float32' else '2 (SVML)'}{flag} |")
+            for which, r in (("generic", g), ("host", h)):
+                if r["max_ulp"] > vs.DOCUMENTED_BOUND[fn, dt] or r["special_mismatches"]:
+                    worst.append((k, which, r["max_ulp"], r["worst_input"], r["special_mismatches"][:3]))
+    if worst:
+        print("\nOUT OF BOUND:")
+        for w in worst:
+            print("  ", w)
+    if not a.no_speed:
+        print("\nspeed: 1e5 elements, numba JIT loop (host CPU) vs NumPy ufunc, best of 5 interleaved rounds\n")
+        print("| function | dtype | vecmath (us) | NumPy (us) | vecmath / NumPy |")
+        print("|---|---|---|---|---|")
+        for fn, dt, ours, theirs in speed(functions, dtypes):
+            print(f"| {fn} | {dt} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""templates/vecmath: the vectorisable math library the code generator pastes into
+generated modules instead of per-element libm calls.
+
+Checks the template rules (self-sufficient sources, decorators), the accuracy contract
+against a long double reference on a sample of each function's domain, NumPy's results on
+special values, the trig range guards, and the same bounds on the 'generic' CPU (no FMA)
+in a subprocess started at the beginning so it runs beside the in-process tests.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tests.codegen import vecmath_support as vs
+
+N = 40_000
+CASES = [(fn, dt) for fn in vs.UNARY + vs.BINARY for dt in vs.DTYPES]
+REPO = vs.VECMATH_DIR.parents[1]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def generic_cpu_run():
+    """The whole measurement under NUMBA_CPU_NAME=generic (SSE2, no FMA), started first."""
+    code = ("import json, warnings; warnings.simplefilter('ignore');"
+            "from tests.codegen import vecmath_support as vs;"
+            f"print(json.dumps(vs.measure_all(vs.load_vecmath(), {N})))")
+    env = dict(os.environ, NUMBA_CPU_NAME="generic", PYTHONWARNINGS="ignore")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    yield proc
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def ns():
+    return vs.load_vecmath()
+
+
+def test_sources_follow_the_template_rules():
+    """Every function is a module-level def with the exact decorator, referencing only
+    np, builtins and other vecmath functions; names are unique; every public function
+    and range guard exists."""
+    defs = vs.defined_functions()
+    allowed = set(defs) | {"np"} | set(dir(builtins))
+    for name, (_fname, node) in defs.items():
+        (dec,) = node.decorator_list
+        text = ast.unparse(dec)
+        want = "register_jitable(forceinline=True, fastmath={'contract'}, error_model='numpy')"
+        assert text == want, (name, text)
+        names = [n for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Name)]
+        assigned = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+        params = {a.arg for a in node.args.args}
+        loaded = {n.id for n in names if isinstance(n.ctx, ast.Load)}
+        free = loaded - assigned - params
+        assert free <= allowed, (name, free - allowed)
+        assert ast.get_docstring(node), name
+    for path in vs.VECMATH_DIR.glob("*.py"):
+        module = ast.parse(path.read_text())
+        for node in module.body:
+            assert isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.Expr)), (path.name, ast.dump(node)[:80])
+        assert "SLEEF" in ast.get_docstring(module), path.name
+    assert (vs.VECMATH_DIR / "LICENSE.sleef").read_text().count("Boost Software License") >= 2
+    for fn, dt in CASES:
+        assert f"{fn}_{dt}" in defs
+    for fn in ("sin", "cos", "tan"):
+        for dt in vs.DTYPES:
+            assert f"{fn}_{dt}_in_range" in defs
+
+
+@pytest.mark.parametrize("fn,dtype", CASES, ids=[f"{fn}-{dt}" for fn, dt in CASES])
+def test_accuracy_and_special_values(ns, fn, dtype):
+    r = vs.measure(ns, fn, dtype, N)
+    assert r["special_mismatches"] == []
+    bound = vs.DOCUMENTED_BOUND[fn, dtype]
+    assert r["max_ulp"] <= bound, r
+
+
+SPECIAL_CASES = [
+    ("exp", (-np.inf,)), ("exp", (np.inf,)), ("exp", (800.0,)), ("exp", (-800.0,)),
+    ("log", (-1.0,)), ("log", (0.0,)), ("log", (-0.0,)), ("log", (np.inf,)), ("log", (1.0,)),
+    ("tanh", (np.inf,)), ("tanh", (-np.inf,)), ("tanh", (-0.0,)),
+    ("expm1", (-0.0,)), ("expm1", (-np.inf,)), ("log1p", (-0.0,)), ("log1p", (-1.0,)), ("log1p", (-2.0,)),
+    ("cbrt", (-0.0,)), ("cbrt", (-np.inf,)), ("sinh", (-0.0,)), ("arcsinh", (-0.0,)), ("arctanh", (-1.0,)),
+    ("arcsin", (1.5,)), ("arccos", (-1.0,)), ("arctan", (-np.inf,)), ("sin", (-0.0,)), ("tan", (-0.0,)),
+    ("sin", (np.inf,)), ("cos", (-np.inf,)), ("tan", (np.nan,)), ("arccosh", (0.5,)), ("arccosh", (1.0,)),
+    ("hypot", (np.inf, np.nan)), ("hypot", (np.nan, -np.inf)), ("hypot", (1e300, 1e300)), ("hypot", (-0.0, 0.0)),
+    ("power", (np.nan, 0.0)), ("power", (np.nan, -0.0)), ("power", (1.0, np.nan)), ("power", (-1.0, np.inf)),
+    ("power", (-1.0, -np.inf)), ("power", (-8.0, 1.0 / 3.0)), ("power", (-2.0, 3.0)), ("power", (0.0, -1.0)),
+    ("power", (-0.0, -1.0)), ("power", (-0.0, -2.0)), ("power", (-0.0, 3.0)), ("power", (-np.inf, 3.0)),
+    ("power", (-np.inf, -3.0)), ("power", (-np.inf, 2.0)), ("power", (0.5, np.inf)), ("power", (2.0, -np.inf)),
+    ("power", (10.0, 400.0)), ("power", (10.0, -400.0)), ("power", (-10.0, 309.0)),
+] + [("arctan2", (y, x)) for y in (0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan)
+     for x in (0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan)]
+
+
+@pytest.mark.parametrize("dtype", vs.DTYPES)
+def test_special_values_are_numpys(ns, dtype):
+    """Listed special cases give NumPy's result exactly (NaN-ness, infinities, zero signs;
+    finite values equal)."""
+    for fn, args in SPECIAL_CASES:
+        arrays = [np.array([a], dtype=dtype) for a in args]
+        got = vs.evaluate(ns, fn, dtype, *arrays)[0]
+        with np.errstate(all="ignore"):
+            want = getattr(np, fn)(*arrays)[0]
+        same = (np.isnan(got) and np.isnan(want)) or (got == want and np.signbit(got) == np.signbit(want))
+        if not same and np.isfinite(want) and want != 0:
+            same = abs(float(got) - float(want)) <= 2 * float(np.spacing(np.abs(want)))
+        assert same, (fn, args, dtype, got, want)
+
+
+@pytest.mark.parametrize("dtype", vs.DTYPES)
+def test_trig_range_guards(ns, dtype):
+    import numba
+
+    for fn in ("sin", "cos", "tan"):
+        lim = vs.TRIG_LIMIT[fn, dtype]
+        values = np.array([0.0, 1.0, -lim * 0.9999999, lim * 0.9999999, lim * 1.0000001, -lim * 10,
+                           1e300 if dtype == "float64" else 3e38, np.inf, -np.inf, np.nan], dtype=dtype)
+        want = [True, True, True, True, False, False, False, True, True, True]
+        guard = ns[f"{fn}_{dtype}_in_range"]
+
+        @numba.njit
+        def run(a):
+            out = np.empty(a.shape[0], dtype=np.bool_)
+            for i in range(a.shape[0]):
+                out[i] = guard(a[i])  # noqa: B023 (compiled and called in this iteration)
+            return out
+        assert list(run(values)) == want, fn
+
+
+def test_generic_cpu_meets_the_bounds(generic_cpu_run):
+    """The same measurement compiled for NUMBA_CPU_NAME=generic (no FMA contraction)."""
+    out, err = generic_cpu_run.communicate(timeout=600)
+    assert generic_cpu_run.returncode == 0, err[-3000:]
+    results = json.loads(out.strip().splitlines()[-1])
+    bad = {k: (r["max_ulp"], r["worst_input"], r["special_mismatches"][:3]) for k, r in results.items()
+           if r["max_ulp"] > vs.DOCUMENTED_BOUND[tuple(k.split("-"))] or r["special_mismatches"]}
+    assert not bad
