@@ -2,8 +2,9 @@
 ``graphs.toml`` beside this file, that aotbuild traces and numba's ``njit`` compiles as written.
 
 Each is a kind of work common in numeric code: elementwise chains, stencils by slicing,
-reductions, a distance matrix, a dense layer. ``INPUTS`` makes each one's arguments: C-contiguous
-float64 arrays large enough that the computation, not the call, decides the time.
+reductions, distance matrices, dense layers, a grid written plane by plane, a reversed scan.
+``inputs()`` makes each one's arguments: C-contiguous arrays (float64 unless a program says
+otherwise) large enough that the computation, not the call, decides the time.
 """
 
 import numpy as np
@@ -114,11 +115,89 @@ def dense_relu(x, w, b):
     return np.maximum(x @ w + b, 0.0)
 
 
+# --- programs as users write them -------------------------------------------------------------
+
+
+def mlp_tanh(x, weights, biases):
+    """A float32 multi-layer perceptron: one ``tanh`` layer per weight matrix of the stack."""
+    h = x
+    for i in range(6):
+        h = np.tanh(h @ weights[i] + biases[i])
+    return h
+
+
+def gauss_loglik(x, mu, sigma):
+    """The log-likelihood of a sample under Normal(mu, sigma), through its density."""
+    density = np.exp(-0.5 * ((x - mu) / sigma) ** 2) / (np.sqrt(2.0 * np.pi) * sigma)
+    return np.sum(np.log(density))
+
+
+def exp_poly3(a, b, c):
+    """``exp`` of a quadratic form of three arrays."""
+    return np.exp(a * a * 0.5 + b * c - a)
+
+
+def complex_normalise(z):
+    """Complex numbers scaled so that the largest modulus is 1."""
+    return z / np.abs(z).max()
+
+
+def great_circle(lat1, lon1, lat2, lon2):
+    """Great-circle distances in km between points given in degrees."""
+    to_radians = np.pi / 180.0
+    phi1, phi2 = lat1 * to_radians, lat2 * to_radians
+    half_dphi = (phi2 - phi1) / 2.0
+    half_dlambda = (lon2 - lon1) * to_radians / 2.0
+    a = np.sin(half_dphi) ** 2 + np.cos(phi1) * np.cos(phi2) * np.sin(half_dlambda) ** 2
+    return 2.0 * EARTH_RADIUS_KM * np.arcsin(np.sqrt(a))
+
+
+def grid_slices(x, y):
+    """An (n, n, 3) grid of points: x, y and their product, written one plane at a time."""
+    n = x.shape[0]
+    grid = np.zeros((n, n, 3))
+    grid[:, :, 0] = x[:, None]
+    grid[:, :, 1] = y[None, :]
+    grid[:, :, 2] = x[:, None] * y[None, :]
+    return grid
+
+
+def dot_transposed(x1, x2):
+    """Squared Euclidean distances between the rows of ``x1`` and of ``x2``, through a product."""
+    return -2.0 * np.dot(x1, x2.T) + np.sum(x1**2, axis=1)[:, None] + np.sum(x2**2, axis=1)[None, :]
+
+
+def pairwise_dist(x):
+    """Euclidean distances between all pairs of rows of ``x`` (n, d): (n, n)."""
+    return np.sqrt(np.sum((x[:, None, :] - x[None, :, :]) ** 2, axis=-1))
+
+
+def stencil_5pt(u):
+    """One explicit step of the heat equation on the interior of a grid (5-point stencil)."""
+    return u[1:-1, 1:-1] + 0.25 * (
+        u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
+    )
+
+
+def box_blur_3x3(image):
+    """The mean of each interior pixel's 3x3 neighbourhood, by nine shifted slices."""
+    return (
+        image[:-2, :-2] + image[:-2, 1:-1] + image[:-2, 2:]
+        + image[1:-1, :-2] + image[1:-1, 1:-1] + image[1:-1, 2:]
+        + image[2:, :-2] + image[2:, 1:-1] + image[2:, 2:]
+    ) / 9.0
+
+
+def reversed_cumsum(x):
+    """The sums of each element and all after it (a cumulative sum from the end)."""
+    return np.cumsum(x[::-1])[::-1]
+
+
 # --- arguments ------------------------------------------------------------------------------
 
 
 def inputs(seed=0):
-    """The arguments of every program, by graph name: C-contiguous float64 arrays."""
+    """The arguments of every program, by graph name: C-contiguous arrays (and scalars)."""
     rng = np.random.default_rng(seed)
     n = 1_000_000
     lat1, lat2 = rng.uniform(-1.5, 1.5, (2, n // 2))
@@ -140,4 +219,24 @@ def inputs(seed=0):
         "softmax_rows": (rng.normal(0.0, 4.0, (1000, 256)),),
         "distance_matrix": (rng.normal(size=(200, 16)), rng.normal(size=(200, 16))),
         "dense_relu": (rng.normal(size=(256, 128)), rng.normal(0.0, 0.1, (128, 128)), rng.normal(size=128)),
+        "mlp_tanh": (
+            rng.normal(size=(256, 32)).astype(np.float32),
+            rng.normal(0.0, 0.2, (6, 32, 32)).astype(np.float32),
+            rng.normal(0.0, 0.1, (6, 32)).astype(np.float32),
+        ),
+        "gauss_loglik": (rng.normal(1.5, 2.0, 100_000), 1.5, 2.0),
+        "exp_poly3": tuple(rng.uniform(-1.0, 1.0, 100_000) for _ in range(3)),
+        "complex_normalise": (rng.normal(size=100_000) + 1j * rng.normal(size=100_000),),
+        "great_circle": (
+            rng.uniform(-90.0, 90.0, 100_000),
+            rng.uniform(-180.0, 180.0, 100_000),
+            rng.uniform(-90.0, 90.0, 100_000),
+            rng.uniform(-180.0, 180.0, 100_000),
+        ),
+        "grid_slices": (np.linspace(-1.0, 1.0, 800), np.linspace(0.0, 2.0, 800)),
+        "dot_transposed": (rng.normal(size=(1, 512)), rng.normal(size=(10_000, 512))),
+        "pairwise_dist": (rng.normal(size=(300, 3)),),
+        "stencil_5pt": (rng.normal(size=(1000, 1000)),),
+        "box_blur_3x3": (rng.normal(size=(1000, 1000)),),
+        "reversed_cumsum": (rng.normal(size=n),),
     }
