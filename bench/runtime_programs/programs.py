@@ -182,9 +182,15 @@ def stencil_5pt(u):
 def box_blur_3x3(image):
     """The mean of each interior pixel's 3x3 neighbourhood, by nine shifted slices."""
     return (
-        image[:-2, :-2] + image[:-2, 1:-1] + image[:-2, 2:]
-        + image[1:-1, :-2] + image[1:-1, 1:-1] + image[1:-1, 2:]
-        + image[2:, :-2] + image[2:, 1:-1] + image[2:, 2:]
+        image[:-2, :-2]
+        + image[:-2, 1:-1]
+        + image[:-2, 2:]
+        + image[1:-1, :-2]
+        + image[1:-1, 1:-1]
+        + image[1:-1, 2:]
+        + image[2:, :-2]
+        + image[2:, 1:-1]
+        + image[2:, 2:]
     ) / 9.0
 
 
