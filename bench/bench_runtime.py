@@ -3,14 +3,16 @@
 Why: aotbuild's promise is that a traced NumPy function, compiled ahead of time, runs at least as
 fast as the same function under ``numba.njit`` (the geometric mean over many programs), and at
 least twice as fast as NumPy itself where the work is elementwise (fusion: one loop, no
-temporaries). This measures both, on work where the computation, not the call, decides the time.
+temporaries), and nowhere much slower than NumPy. This measures all three, on work where the
+computation, not the call, decides the time.
 
 Programs: the example project's graphs (``example_project/graphs.toml``, at the sizes
 ``example_project/run.py`` uses; the radon model's 8 variants are left out, since they share
 ``radon_logp``'s Ops and would count it 9 times in the means), and the NumPy programs of
-``bench/runtime_programs/`` (elementwise chains, stencils by slicing, reductions, a distance
-matrix, a dense layer), with C-contiguous float64 inputs sized so that the computation, not the
-call, decides the time (10^5 to 10^6 elements, or as much work).
+``bench/runtime_programs/`` (elementwise chains, stencils by slicing, reductions, distance
+matrices, dense layers, a grid written by slices, a reversed scan: ordinary NumPy as users write
+it), with C-contiguous inputs sized so that the computation, not the call, decides the time
+(10^5 to 10^6 elements, or as much work).
 
 Peers, each program:
 
@@ -19,22 +21,29 @@ Peers, each program:
   default; **host, --no-fuse**: every Op on its own, which shows what fusion does.
 * **numba njit**: ``numba.njit`` of the same Python function with the same explicit signature
   (helper functions of its module jitted with it; an ``@aotbuild.subgraph`` is its plain
-  function), called once before timing. Where numba cannot compile it, a dash and numba's error.
+  function). Where numba cannot compile it, a dash and numba's error.
 * **NumPy**: the function itself (``np.linalg.det``/``slogdet`` for the two kernels, which are
   loops that plain Python would run element by element).
 
-The code measured is commit HEAD as ``git archive HEAD`` exports it (others' uncommitted edits do
-not count), first on ``PYTHONPATH`` for the builds and every measuring process, with an object
-cache in the temp folder. Each peer runs in a process of its own (this script with ``--serve
-PEER``; the aotbuild ones block numba, so numba's JIT state cannot disturb them), started once:
-NumPy's first, which keeps its results; every other peer's results must match them
-(``np.allclose``, rtol 1e-5, atol 1e-6: float32 results too) before anything is timed, or the
-run fails. Then the processes are asked for one ``timeit`` loop (sized to ~30 ms) at a time,
-program by program, each peer in turn (the order rotating), 7 rounds: each figure is the median
-of its 7 loops, and a change in the machine's load falls on all peers alike. BLAS runs single-threaded in every peer (``SINGLE_THREADED_BLAS``).
-Run from the repository root:
+How: the code measured is commit HEAD as ``git archive HEAD`` exports it (others' uncommitted
+edits do not count), first on ``PYTHONPATH`` for the builds and the measuring process, with an
+object cache in the temp folder; the programs are this checkout's ``bench/runtime_programs``.
+Each build gets a package name of its own (a copy of the project's graphs.toml beside it, so its
+``function`` modules still import: ``runtime_host``, ``example_nofuse``, ...), so that every peer
+runs in ONE measuring process (this script with ``--measure``): times taken in different
+processes on this shared machine differ by more than the effects measured (allocation and page
+faults of large arrays especially). That process, with BLAS single-threaded
+(``SINGLE_THREADED_BLAS``), imports all the packages, jits the numba peers, computes NumPy's
+result of every program and checks every other peer's against it (``np.allclose``, rtol 1e-5,
+atol 1e-6: float32 results too), failing the run if any differs, before anything is timed. Then
+it times in interleaved rounds: each round, program by program, one ``timeit`` loop (~30 ms) of
+each peer in turn (the order rotating), so a change in the machine's load falls on all peers
+alike; each figure is the best (least time per call) of 7 rounds. The measuring process answers
+in JSON; this script writes the table. Run from the repository root:
 
-    python bench/bench_runtime.py          # writes its section into BENCHMARKS.md
+    python bench/bench_runtime.py                  # 7 rounds; writes its section into BENCHMARKS.md
+    python bench/bench_runtime.py --quick          # 2 short rounds, for development: prints only
+    python bench/bench_runtime.py --only gelu,horner --no-write
 """
 
 from __future__ import annotations
@@ -42,8 +51,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import os
-import pickle
 import re
 import shutil
 import statistics
@@ -64,8 +73,9 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
-REPEATS = 7
-LOOP_SECONDS = 0.03
+ROUNDS, LOOP_SECONDS = 7, 0.03
+QUICK_ROUNDS, QUICK_LOOP_SECONDS = 2, 0.01
+"""``--quick``: enough to see that everything runs and roughly where it stands, not a figure to quote."""
 BUILDS = {
     "host": ["--target", "host"],
     "generic": ["--target", "generic"],
@@ -73,12 +83,13 @@ BUILDS = {
 }
 """aotbuild's builds: the flags of ``aotbuild compile`` (they override the graphs.toml's target)."""
 PEERS = ("numpy", *BUILDS, "numba")
-"""In the order measured: NumPy first, as its results are the reference."""
+"""NumPy first: its results are the reference the others are checked against."""
+PROJECTS = ("example", "runtime")
 RUNTIME_PROGRAMS = "runtime_programs"
-NOISE = 0.1
-"""How far apart runs of this script put a geometric mean on this shared machine (~10%)."""
+SLOWER = 1.1
+"""A program where aotbuild host takes more than this many times NumPy's time is counted as slower."""
 SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-"""The measuring processes' environment: on 2 shared cores a second BLAS thread waiting for a busy
+"""The measuring process's environment: on 2 shared cores a second BLAS thread waiting for a busy
 core made a 256x128 @ 128x128 product take ~8 ms instead of ~0.2 ms, in every peer alike."""
 
 
@@ -123,9 +134,25 @@ PROGRAMS = [
     Program("softmax_rows", "runtime", "reductions, keepdims", "1000x256"),
     Program("distance_matrix", "runtime", "broadcast, then a sum", "200x16, 200x16"),
     Program("dense_relu", "runtime", "matmul, bias, relu", "256x128 @ 128x128"),
+    Program("mlp_tanh", "runtime", "6 dense tanh layers (float32)", "256x32, 6 of 32x32"),
+    Program("gauss_loglik", "runtime", "exp, log, sqrt, then a sum", "100,000", elementwise=True),
+    Program("exp_poly3", "runtime", "elementwise, exp", "3 of 100,000", elementwise=True),
+    Program("complex_normalise", "runtime", "abs, max, divide (complex128)", "100,000"),
+    Program("great_circle", "runtime", "elementwise: sin, cos, arcsin", "4 of 100,000", elementwise=True),
+    Program("grid_slices", "runtime", "zeros, writes into slices", "800, 800"),
+    Program("dot_transposed", "runtime", "matmul by a transpose, row sums", "1x512, 10000x512"),
+    Program("pairwise_dist", "runtime", "broadcast, then a sum", "300x3"),
+    Program("stencil_5pt", "runtime", "stencil", "1000x1000", elementwise=True),
+    Program("box_blur_3x3", "runtime", "stencil, 9 slices", "1000x1000", elementwise=True),
+    Program("reversed_cumsum", "runtime", "scan over a reversed view", "10^6"),
 ]
 NUMPY_INSTEAD = {"det": "det", "slogdet": "slogdet"}
 """Kernels whose NumPy peer is ``np.linalg``'s function of that name."""
+
+
+def package_name(project: str, build: str) -> str:
+    """The package of ``project`` built as ``build``: one name per build, so all import at once."""
+    return f"{project}_{build.replace('-', '')}"
 
 
 # --- the folders of one run ---------------------------------------------------------------
@@ -145,28 +172,68 @@ class Work:
         """The folder holding ``project``'s graphs.toml and its modules."""
         return self.source / "example_project" if project == "example" else self.root / RUNTIME_PROGRAMS
 
-    def packages(self, build: str) -> Path:
-        return self.root / "packages" / build
+    def config(self, project: str, build: str) -> Path:
+        """The copy of ``project``'s graphs.toml for ``build``: beside it, where its modules import."""
+        return self.project(project) / f"graphs_{build.replace('-', '')}.toml"
 
     @property
-    def references(self) -> Path:
-        return self.root / "numpy_results.pickle"
+    def packages(self) -> Path:
+        """Every build's packages, side by side (their names differ)."""
+        return self.root / "packages"
 
     @property
     def env(self) -> dict[str, str]:
         return {"PYTHONPATH": str(self.source), "AOTBUILD_CACHE_DIR": str(self.root / "cache")}
 
 
-def declarations(work: Work) -> dict[str, dict]:
-    """Every measured program's graphs.toml entry (function, signature, ...), by name."""
+def declarations(work: Work, programs: list[Program]) -> dict[str, dict]:
+    """The graphs.toml entry (function, signature, ...) of each of ``programs``, by name."""
     tables = {}
-    for project in ("example", "runtime"):
+    for project in {program.project for program in programs}:
         with open(work.project(project) / "graphs.toml", "rb") as file:
             tables[project] = tomllib.load(file)["graphs"]
-    return {program.name: tables[program.project][program.name] for program in PROGRAMS}
+    return {program.name: tables[program.project][program.name] for program in programs}
 
 
-# --- inputs and peers (in a measuring process) --------------------------------------------
+# --- the builds (in this script's process) ------------------------------------------------
+
+
+def toml_text(config: dict) -> str:
+    """A graphs.toml's tables (``[package]``, ``[graphs.NAME]``) as TOML again: their values are
+    strings, numbers, booleans and lists of them, which JSON writes as TOML does."""
+    tables = {"package": config["package"], **{f"graphs.{n}": e for n, e in config["graphs"].items()}}
+    lines = []
+    for header, values in tables.items():
+        lines += [f"[{header}]", *(f"{key} = {json.dumps(value)}" for key, value in values.items()), ""]
+    return "\n".join(lines)
+
+
+def write_config(work: Work, project: str, build: str, programs: list[Program]) -> Path:
+    """``project``'s graphs.toml for ``build``, written beside it: the package renamed for the
+    build, and only the graphs of ``programs`` (``--only`` builds less)."""
+    with open(work.project(project) / "graphs.toml", "rb") as file:
+        config = tomllib.load(file)
+    names = {program.name for program in programs if program.project == project}
+    config["package"]["name"] = package_name(project, build)
+    config["graphs"] = {name: entry for name, entry in config["graphs"].items() if name in names}
+    path = work.config(project, build)
+    path.write_text(toml_text(config))
+    return path
+
+
+def build_all(work: Work, programs: list[Program]) -> float:
+    """The projects of ``programs`` in each of ``BUILDS``, into ``work.packages``; the seconds taken."""
+    started = time.perf_counter()
+    projects = [project for project in PROJECTS if any(p.project == project for p in programs)]
+    for build, flags in BUILDS.items():
+        for project in projects:
+            config = str(write_config(work, project, build, programs))
+            python(["-m", "aotbuild", "compile", config, "--out", str(work.packages), "-q", *flags], work.env)
+        print(f"built: {build}", file=sys.stderr)
+    return time.perf_counter() - started
+
+
+# --- inputs and peers (in the measuring process) ------------------------------------------
 
 
 def example_inputs() -> dict[str, tuple]:
@@ -194,7 +261,8 @@ def example_inputs() -> dict[str, tuple]:
 
 
 def all_inputs(work: Work) -> dict[str, tuple]:
-    sys.path[:0] = [str(work.project("example")), str(work.project("runtime"))]
+    """Every program's arguments; the projects' modules and the packages made importable."""
+    sys.path[:0] = [str(work.project("example")), str(work.project("runtime")), str(work.packages)]
     import programs
 
     return {**example_inputs(), **programs.inputs()}
@@ -247,29 +315,29 @@ def numba_error(error: Exception) -> str:
     return f"{type(error).__name__}: {line.removeprefix('>>> ')}"
 
 
-def peer_functions(peer: str, work: Work) -> dict[str, Callable | str]:
-    """Each program's function for ``peer``, or (numba) the error that stopped its compiling."""
+def peer_functions(work: Work, programs: list[Program]) -> tuple[dict[str, dict[str, Callable]], dict]:
+    """Each peer's function of each program, and the error of each program numba cannot compile
+    (that peer has no function for it)."""
     import numpy as np
 
-    declared = declarations(work)
-    if peer == "numpy":
-        return {
-            name: getattr(np.linalg, NUMPY_INSTEAD[name])
+    declared = declarations(work, programs)
+    functions: dict[str, dict[str, Callable]] = {peer: {} for peer in PEERS}
+    errors: dict[str, str] = {}
+    for program in programs:
+        name, entry = program.name, declared[program.name]
+        functions["numpy"][name] = (
+            getattr(np.linalg, NUMPY_INSTEAD[name])
             if name in NUMPY_INSTEAD
             else python_function(entry["function"])
-            for name, entry in declared.items()
-        }
-    if peer == "numba":
-        functions: dict[str, Callable | str] = {}
-        for name, entry in declared.items():
-            try:
-                functions[name] = njit_as_written(entry["function"], entry["signature"])
-            except Exception as error:
-                functions[name] = numba_error(error)
-        return functions
-    sys.path.insert(0, str(work.packages(peer)))
-    packages = {project: importlib.import_module(f"{project}_ext") for project in ("example", "runtime")}
-    return {program.name: getattr(packages[program.project], program.name) for program in PROGRAMS}
+        )
+        for build in BUILDS:
+            package = importlib.import_module(package_name(program.project, build))
+            functions[build][name] = getattr(package, name)
+        try:
+            functions["numba"][name] = njit_as_written(entry["function"], entry["signature"])
+        except Exception as error:
+            errors[name] = numba_error(error)
+    return functions, errors
 
 
 def close(got: object, expected: object) -> bool:
@@ -285,48 +353,17 @@ def close(got: object, expected: object) -> bool:
     return np.shape(got) == np.shape(expected) and bool(np.allclose(got, expected, rtol=1e-5, atol=1e-6))
 
 
-class Loop:
-    """A timed loop of calls of one program: the statement ``f(a0, a1, ...)`` under ``timeit``,
-    so nothing (no lambda, no ``*args``) sits between the loop and the call, with as many calls
-    as take ~``LOOP_SECONDS`` (at least one)."""
-
-    def __init__(self, function: Callable, args: tuple) -> None:
-        arguments = {f"a{i}": value for i, value in enumerate(args)}
-        self.timer = timeit.Timer(f"f({', '.join(arguments)})", globals={"f": function, **arguments})
-        self.number = 1
-        while (seconds := self.timer.timeit(self.number)) < LOOP_SECONDS / 10:
-            self.number *= 10
-        self.number = max(1, round(self.number * LOOP_SECONDS / seconds))
-
-    def per_call(self) -> float:
-        return self.timer.timeit(self.number) / self.number
-
-
-def prepare_peer(peer: str, work: Work) -> tuple[dict[str, Callable], dict[str, tuple], dict]:
-    """Every program's function for ``peer`` and its arguments, each called once and its result
-    checked against NumPy's (NumPy itself keeps its results for the others); and what to report
-    before timing: numba's errors, and the compiled Ops of each aotbuild graph."""
-    inputs = all_inputs(work)
-    functions = peer_functions(peer, work)
-    errors = {name: function for name, function in functions.items() if isinstance(function, str)}
-    runnable = {name: function for name, function in functions.items() if name not in errors}
-    results = {name: function(*inputs[name]) for name, function in runnable.items()}
-    if peer == "numpy":
-        work.references.write_bytes(pickle.dumps(results))
-    else:
-        expected = pickle.loads(work.references.read_bytes())
-        wrong = [name for name, result in results.items() if not close(result, expected[name])]
-        if wrong:
-            raise AssertionError(f"{peer}: results differ from NumPy's for {', '.join(wrong)}")
-    report: dict = {"errors": errors}
-    if peer in BUILDS:
-        report["ops"] = {
-            program.name: ops_called(
-                sys.modules[f"{program.project}_ext"], program.name, inputs[program.name]
-            )
-            for program in PROGRAMS
-        }
-    return runnable, inputs, report
+def check(functions: dict[str, dict[str, Callable]], inputs: dict[str, tuple]) -> None:
+    """Every peer's result of every program against NumPy's, before anything is timed: a peer
+    that is fast but wrong must stop the run, not make the table. (The calls warm up too.)"""
+    wrong = []
+    for name, reference in functions["numpy"].items():
+        expected = reference(*inputs[name])
+        for peer in PEERS[1:]:
+            if name in functions[peer] and not close(functions[peer][name](*inputs[name]), expected):
+                wrong.append(f"{peer} {name}")
+    if wrong:
+        raise AssertionError(f"results differ from NumPy's: {', '.join(wrong)}")
 
 
 def ops_called(package: types.ModuleType, name: str, args: tuple) -> int:
@@ -348,114 +385,97 @@ def ops_called(package: types.ModuleType, name: str, args: tuple) -> int:
     return len(seen) - 1
 
 
-def serve(peer: str, work: Work) -> None:
-    """The worker of one peer: prepare (a JSON line when ready), then time one loop of each
-    program named on stdin, answering its seconds per call (a JSON line), until stdin closes."""
-    functions, inputs, report = prepare_peer(peer, work)
-    print(json.dumps(report), flush=True)
-    loops: dict[str, Loop] = {}
-    for line in sys.stdin:
-        name = line.strip()
-        if name not in loops:
-            loops[name] = Loop(functions[name], inputs[name])
-        print(json.dumps(loops[name].per_call()), flush=True)
+# --- timing (in the measuring process) ----------------------------------------------------
+
+
+class Loop:
+    """A timed loop of calls of one program: the statement ``f(a0, a1, ...)`` under ``timeit``,
+    so nothing (no lambda, no ``*args``) sits between the loop and the call, with as many calls
+    as take ~``seconds`` (at least one)."""
+
+    def __init__(self, function: Callable, args: tuple, seconds: float) -> None:
+        arguments = {f"a{i}": value for i, value in enumerate(args)}
+        self.timer = timeit.Timer(f"f({', '.join(arguments)})", globals={"f": function, **arguments})
+        self.number = 1
+        while (taken := self.timer.timeit(self.number)) < seconds / 10:
+            self.number *= 10
+        self.number = max(1, round(self.number * seconds / taken))
+
+    def per_call(self) -> float:
+        return self.timer.timeit(self.number) / self.number
+
+
+def time_rounds(
+    functions: dict[str, dict[str, Callable]], inputs: dict[str, tuple], rounds: int, seconds: float
+) -> dict[str, dict[str, float]]:
+    """Seconds per call of each peer's function of each program: the best of ``rounds`` rounds,
+    each of which times one loop of every peer of every program, program by program, the peers
+    in an order that rotates (so no peer always runs first, or right after the same other)."""
+    loops: dict[tuple[str, str], Loop] = {}
+    best: dict[str, dict[str, float]] = {peer: {} for peer in functions}
+    for round_ in range(rounds):
+        for index, name in enumerate(functions["numpy"]):
+            peers = [peer for peer in functions if name in functions[peer]]
+            shift = (round_ + index) % len(peers)
+            for peer in peers[shift:] + peers[:shift]:
+                if (peer, name) not in loops:
+                    loops[peer, name] = Loop(functions[peer][name], inputs[name], seconds)
+                per_call = loops[peer, name].per_call()
+                best[peer][name] = min(per_call, best[peer].get(name, math.inf))
+        print(f"timed: round {round_ + 1} of {rounds}", file=sys.stderr)
+    return best
+
+
+def measure(work: Work, programs: list[Program], rounds: int, seconds: float) -> dict:
+    """The measuring process's work: every peer prepared and checked, then timed; what the table
+    needs, as JSON-ready figures."""
+    inputs = all_inputs(work)
+    functions, errors = peer_functions(work, programs)
+    check(functions, inputs)
+    print("checked: every peer's results match NumPy's", file=sys.stderr)
+    ops = {
+        build: {
+            program.name: ops_called(
+                sys.modules[package_name(program.project, build)], program.name, inputs[program.name]
+            )
+            for program in programs
+        }
+        for build in ("host", "no-fuse")
+    }
+    load = os.getloadavg()[0]
+    return {
+        "seconds": time_rounds(functions, inputs, rounds, seconds),
+        "errors": errors,
+        "ops": ops,
+        "load": load,
+    }
 
 
 # --- the run ------------------------------------------------------------------------------
 
 
-def build_all(work: Work) -> float:
-    """Both projects in each of ``BUILDS``, into ``work.packages(build)``; the seconds taken."""
-    started = time.perf_counter()
-    for build, flags in BUILDS.items():
-        for project in ("example", "runtime"):
-            toml = str(work.project(project) / "graphs.toml")
-            out = str(work.packages(build))
-            python(["-m", "aotbuild", "compile", toml, "--out", out, "-q", *flags], work.env)
-        print(f"built: {build}", file=sys.stderr)
-    return time.perf_counter() - started
-
-
-class Worker:
-    """A peer's process (this script with ``--serve PEER``), asked for one timed loop at a time;
-    its stderr goes to a file, shown if it fails."""
-
-    def __init__(self, peer: str, work: Work) -> None:
-        self.peer = peer
-        self.log = work.root / f"{peer}.stderr"
-        self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--serve", peer, str(work.root)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.log.open("w"),
-            text=True,
-            env={**os.environ, **work.env, **SINGLE_THREADED_BLAS},
-        )
-        self._report: dict | None = None
-
-    def _answer(self) -> object:
-        line = self.process.stdout.readline()
-        if not line:
-            self.process.wait()
-            raise RuntimeError(f"the {self.peer} worker failed:\n{self.log.read_text()}")
-        return json.loads(line)
-
-    def report(self) -> dict:
-        """What the worker said when ready (it has checked every result by then)."""
-        if self._report is None:
-            self._report = self._answer()
-        return self._report
-
-    def per_call(self, name: str) -> float:
-        self.process.stdin.write(name + "\n")
-        self.process.stdin.flush()
-        return self._answer()
-
-    def close(self) -> None:
-        self.process.stdin.close()
-        self.process.wait()
-
-
-def time_programs(workers: dict[str, Worker]) -> dict[str, dict[str, float | None]]:
-    """Per-call seconds of every program for every peer (None where numba could not compile it):
-    the median of ``REPEATS`` loops, taken in rounds that time each peer in turn (the order
-    rotating), so a change in the machine's load falls on all peers alike."""
-    seconds: dict[str, dict[str, float | None]] = {peer: {} for peer in workers}
-    for program in PROGRAMS:
-        peers = [peer for peer in workers if program.name not in workers[peer].report()["errors"]]
-        loops: dict[str, list[float]] = {peer: [] for peer in peers}
-        for repeat in range(REPEATS):
-            for peer in peers[repeat % len(peers) :] + peers[: repeat % len(peers)]:
-                loops[peer].append(workers[peer].per_call(program.name))
-        for peer in workers:
-            seconds[peer][program.name] = statistics.median(loops[peer]) if peer in loops else None
-        print(f"timed: {program.name}", file=sys.stderr)
-    return seconds
-
-
-def measure_all(work: Work) -> dict:
+def measure_all(work: Work, programs: list[Program], quick: bool) -> dict:
+    """HEAD exported, the programs built, then measured in one process (this script with
+    ``--measure``) with single-threaded BLAS: its figures, with the builds' time."""
     commit = export_head(work.source)
     os.environ["BENCH_COMMIT"] = commit  # for measured_by()
     shutil.copytree(
         BENCH / RUNTIME_PROGRAMS, work.project("runtime"), ignore=shutil.ignore_patterns("__pycache__")
     )
-    figures: dict = {"build_seconds": build_all(work)}
-    workers = {"numpy": Worker("numpy", work)}
-    workers["numpy"].report()  # NumPy's results are written: the others check theirs against them
-    workers.update({peer: Worker(peer, work) for peer in PEERS if peer != "numpy"})
-    try:
-        reports = {peer: worker.report() for peer, worker in workers.items()}
-        figures["load"] = os.getloadavg()[0]
-        seconds = time_programs(workers)
-    finally:
-        for worker in workers.values():
-            worker.close()
-    for peer in PEERS:
-        figures[peer] = {**reports[peer], "seconds": seconds[peer]}
-    return figures
+    build_seconds = build_all(work, programs)
+    command = [sys.executable, str(Path(__file__).resolve()), "--measure", str(work.root)]
+    command += ["--only", ",".join(program.name for program in programs), *(["--quick"] if quick else [])]
+    env = {**os.environ, **work.env, **SINGLE_THREADED_BLAS}
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=env, cwd=work.source, check=True)
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "build_seconds": build_seconds}
 
 
 # --- the section --------------------------------------------------------------------------
+
+
+def seconds_of(figures: dict, peer: str, name: str) -> float | None:
+    """``peer``'s seconds per call of program ``name``; None where it did not run (numba failed)."""
+    return figures["seconds"][peer].get(name)
 
 
 def time_cell(seconds: float | None) -> str:
@@ -466,206 +486,161 @@ def ratio_cell(a: float | None, b: float | None) -> str:
     return "—" if a is None or b is None else f"{a / b:.2f}"
 
 
-def ratios(figures: dict, peer: str, programs: list[Program]) -> dict[str, float]:
-    """``peer``'s time ÷ aotbuild host's, for each of ``programs`` that ``peer`` ran."""
-    host = figures["host"]["seconds"]
-    return {
-        program.name: figures[peer]["seconds"][program.name] / host[program.name]
-        for program in programs
-        if figures[peer]["seconds"][program.name] is not None
+def ratios(figures: dict, top: str, bottom: str, programs: list[Program]) -> dict[str, float]:
+    """``top``'s time ÷ ``bottom``'s, for each of ``programs`` that both ran."""
+    pairs = {
+        p.name: (seconds_of(figures, top, p.name), seconds_of(figures, bottom, p.name)) for p in programs
     }
+    return {name: a / b for name, (a, b) in pairs.items() if a is not None and b is not None}
 
 
-def table(figures: dict) -> list[str]:
+def table(figures: dict, programs: list[Program]) -> list[str]:
     lines = [
-        "| program | kind | input | aotbuild host | aotbuild generic | host, --no-fuse | numba njit "
-        "| NumPy | Ops (fused / not) | njit ÷ host | NumPy ÷ host | no-fuse ÷ host |",
-        "|---" * 12 + "|",
+        "| program | kind | input | NumPy | aotbuild host | aotbuild generic | host, --no-fuse | numba njit "
+        "| Ops (fused / not) | host ÷ NumPy | njit ÷ host |",
+        "|---" * 11 + "|",
     ]
-    for program in PROGRAMS:
+    for program in programs:
         name = program.name
-        time_of = {peer: figures[peer]["seconds"][name] for peer in PEERS}
+        time_of = {peer: seconds_of(figures, peer, name) for peer in PEERS}
         label = f"**`{name}`**" if program.elementwise else f"`{name}`"
         lines.append(
-            f"| {label} | {program.kind} | {program.inputs} | {time_cell(time_of['host'])} "
-            f"| {time_cell(time_of['generic'])} | {time_cell(time_of['no-fuse'])} "
-            f"| {time_cell(time_of['numba'])} | {time_cell(time_of['numpy'])} "
-            f"| {figures['host']['ops'][name]} / {figures['no-fuse']['ops'][name]} "
-            f"| {ratio_cell(time_of['numba'], time_of['host'])} | {ratio_cell(time_of['numpy'], time_of['host'])} "
-            f"| {ratio_cell(time_of['no-fuse'], time_of['host'])} |"
+            f"| {label} | {program.kind} | {program.inputs} | {time_cell(time_of['numpy'])} "
+            f"| {time_cell(time_of['host'])} | {time_cell(time_of['generic'])} "
+            f"| {time_cell(time_of['no-fuse'])} | {time_cell(time_of['numba'])} "
+            f"| {figures['ops']['host'][name]} / {figures['ops']['no-fuse'][name]} "
+            f"| {ratio_cell(time_of['host'], time_of['numpy'])} | {ratio_cell(time_of['numba'], time_of['host'])} |"
         )
     return lines
 
 
 def geomean(values: dict[str, float]) -> str:
+    if not values:
+        return "—"
     return f"**{statistics.geometric_mean(values.values()):.2f}** (over {len(values)})"
 
 
-def means(figures: dict) -> list[str]:
+def means(figures: dict, programs: list[Program]) -> list[str]:
     """The geometric means of each ratio, over all programs and over the elementwise-heavy ones."""
-    heavy = [program for program in PROGRAMS if program.elementwise]
+    heavy = [program for program in programs if program.elementwise]
     lines = [
         "| geometric mean | all programs | elementwise-heavy (bold above) |",
         "|---|---|---|",
     ]
-    for peer, what in (
-        ("numba", "numba njit ÷ aotbuild host"),
-        ("numpy", "NumPy ÷ aotbuild host"),
-        ("generic", "aotbuild generic ÷ host"),
-        ("no-fuse", "aotbuild --no-fuse ÷ host"),
+    for top, bottom, what in (
+        ("host", "numpy", "aotbuild host ÷ NumPy (below 1: aotbuild faster)"),
+        ("numba", "host", "numba njit ÷ aotbuild host (above 1: aotbuild faster)"),
+        ("generic", "host", "aotbuild generic ÷ host"),
+        ("no-fuse", "host", "aotbuild --no-fuse ÷ host"),
     ):
-        everything, elementwise = ratios(figures, peer, PROGRAMS), ratios(figures, peer, heavy)
+        everything, elementwise = ratios(figures, top, bottom, programs), ratios(figures, top, bottom, heavy)
         lines.append(f"| {what} | {geomean(everything)} | {geomean(elementwise)} |")
     return lines
 
 
-def verdicts(figures: dict) -> list[str]:
-    """Whether each of the project's targets is met, and which programs fall short of it."""
-    heavy = [program for program in PROGRAMS if program.elementwise]
-    njit = ratios(figures, "numba", PROGRAMS)
-    numpy = ratios(figures, "numpy", heavy)
-    njit_mean, numpy_mean = (
-        statistics.geometric_mean(njit.values()),
-        statistics.geometric_mean(numpy.values()),
-    )
-    slower = ", ".join(
-        f"`{name}` {value:.2f}" for name, value in sorted(njit.items(), key=lambda kv: kv[1]) if value < 1
-    )
-    short = ", ".join(
-        f"`{name}` {value:.2f}" for name, value in sorted(numpy.items(), key=lambda kv: kv[1]) if value < 2
-    )
+def slower_than_numpy(figures: dict, programs: list[Program]) -> list[str]:
+    """The programs where aotbuild host takes more than ``SLOWER`` times NumPy's time."""
+    over = ratios(figures, "host", "numpy", programs)
+    slower = sorted(((value, name) for name, value in over.items() if value > SLOWER), reverse=True)
+    listed = ", ".join(f"`{name}` {value:.2f}" for value, name in slower)
     return [
-        f"- Target: at least as fast as numba's JIT on the geometric mean (njit ÷ host ≥ 1) — "
-        f"**{'met' if njit_mean >= 1 else 'not met'}**: {njit_mean:.2f} over the {len(njit)} programs numba "
-        f"compiles{near(njit_mean, 1)}. Slower than njit (njit ÷ host below 1): {slower or 'none'}.",
-        f"- Target: at least 2× NumPy on elementwise-heavy graphs (NumPy ÷ host ≥ 2) — "
-        f"**{'met' if numpy_mean >= 2 else 'not met'}** on the geometric mean: {numpy_mean:.2f} over "
-        f"{len(numpy)} programs{near(numpy_mean, 2)}; below 2× on its own: {short or 'none'}.",
+        f"aotbuild host takes more than {SLOWER}× NumPy's time on **{len(slower)} of {len(over)}** "
+        f"programs{': ' + listed if listed else ''}."
     ]
 
 
-def near(value: float, target: float) -> str:
-    """A warning when ``value`` is within ``NOISE`` of ``target``: on this machine, a verdict that
-    another run may reverse."""
-    if abs(value / target - 1) >= NOISE:
-        return ""
-    return (
-        f", within {NOISE:.0%} of the target: this machine's run-to-run noise, so the verdict could go "
-        "either way on another run"
-    )
-
-
-def findings(figures: dict) -> list[str]:
-    """Why the programs that lose do, as read in their generated Op modules (``aotbuild inspect``)
-    at the commit this was written for; the figures are this run's."""
-
-    def over_host(peer: str, name: str) -> str:
-        return f"{figures[peer]['seconds'][name] / figures['host']['seconds'][name]:.2f}"
-
-    transcendental = ("haversine", "softplus_logistic", "gelu")
-
-    return [
-        "- **Reductions trail NumPy's.** A `sum` adds in NumPy's pairwise order: each whole block of "
-        "128 elements of the innermost reduced axis is summed where it lies with eight interleaved "
-        "partial sums, the rest through a small buffer. NumPy's own pairwise loop is unrolled and "
-        f"vectorised further: `plain_sum` runs at {over_host('numpy', 'plain_sum')} of NumPy's speed "
-        f"(NumPy ÷ host) and {over_host('numba', 'plain_sum')} of njit's naive loop. A reduction "
-        "takes in the elementwise expression it reduces, so there is no temporary to write "
-        "(`normal_logp`, `sum_of_squares`, `row_norms`); where the reduced value is used twice "
-        "(`standardize_rows`, `softmax_rows`) it is stored once and reduced from memory.",
-        "- **Transcendental functions dominate** `haversine`, `softplus_logistic` and `gelu`: each "
-        "element calls the C library's `sin`/`cos`/`arcsin`, `exp`/`log1p` or `tanh` in turn. Fusion "
-        "removes their temporaries, which saves little here: unfused, about half their steps write in "
-        "place over a dying input (`…, in place` in `aotbuild inspect`) and the calls take the time "
-        f"(--no-fuse ÷ host {', '.join(over_host('no-fuse', name) for name in transcendental)}); "
-        "NumPy 2 has SIMD loops for several of them: fused, they run at "
-        f"{', '.join(over_host('numpy', name) for name in transcendental)}× NumPy, short of 2×.",
-        "- **`gelu`'s `x**3`** is `pow(x, 3.0)` in aotbuild, as in NumPy (whose fast paths are the "
-        "exponents -1, 0, 0.5, 1 and 2; aotbuild keeps NumPy's results), while numba's njit multiplies "
-        f"for an integer-valued constant exponent: njit ÷ host {over_host('numba', 'gelu')}.",
-        "- **`laplacian_2d`**: the fused loop reads its five 2-d views as `a[i0 * s0, i1 * s1]`, with "
-        "broadcast multipliers and strides known only at run time, which keeps it from being vectorised; "
-        "NumPy's ufunc loops over the same views are SIMD. Neither fusion nor the host target helps here "
-        f"(--no-fuse ÷ host {over_host('no-fuse', 'laplacian_2d')}, generic ÷ host "
-        f"{over_host('generic', 'laplacian_2d')}).",
-        "- Where fusion has plain arithmetic to merge, it pays: `horner` "
-        f"{over_host('numpy', 'horner')}× NumPy, `smooth_1d` {over_host('numpy', 'smooth_1d')}×, "
-        f"`clip_where` {over_host('numpy', 'clip_where')}× (numba's njit makes a temporary for "
-        "`np.where` and `np.clip`, which its array-expression fusion does not take in). The small "
-        f"graphs gain on calls: `radon_logp` {over_host('numpy', 'radon_logp')}× NumPy, whose time "
-        "there is per-ufunc overhead on 173 elements. The kernels (`det`, `slogdet`) are numba's own "
-        "code: equal to njit within the noise.",
-    ]
+NUMBA_NOTES = {
+    "mlp": "numba types the loop variable `activations` as the argument `x`, declared `float32[:, :]`, "
+    "joined with the layers' C-contiguous results: layout A, which it cannot return as the declared "
+    "`float32[:, ::1]`",
+}
+"""Why numba fails where its message alone does not say."""
 
 
 def numba_failures(figures: dict) -> list[str]:
-    errors = figures["numba"]["errors"]
-    return [f"- `{name}`: {error}" for name, error in errors.items()]
+    errors = figures["errors"]
+    if not errors:
+        return ["numba's JIT compiles every program as written."]
+    return [
+        "numba's JIT does not compile these as written (a dash above):",
+        "",
+        *(
+            f"- `{name}`: {error}" + (f" ({NUMBA_NOTES[name]})" if name in NUMBA_NOTES else "")
+            for name, error in errors.items()
+        ),
+    ]
 
 
-def section(figures: dict) -> str:
+def section(figures: dict, programs: list[Program], rounds: int, seconds: float) -> str:
     return "\n".join(
         [
             "## Run time: compiled graphs against numba JIT and NumPy",
             "",
             measured_by("bench_runtime.py")
-            + f" Medians of {REPEATS} loops of ~{LOOP_SECONDS * 1e3:.0f} ms (one call where a call takes longer).",
+            + f" Best of {rounds} interleaved rounds of one loop of ~{seconds * 1e3:.0f} ms "
+            "(one call where a call takes longer).",
             "",
             "Per-call time of each graph of the example project (the radon model's 8 variants left out: "
             "they share `radon_logp`'s Ops) at the sizes `example_project/run.py` uses, and of the NumPy "
-            "programs in `bench/runtime_programs/` (float64, C-contiguous inputs, declared `[::1]` for "
-            "aotbuild and numba alike). aotbuild host / generic: both projects built with `--target host` "
-            "/ `generic`; host, --no-fuse: every Op on its own. numba njit: `numba.njit` of the same "
-            "function with the same explicit signature, called once before timing. NumPy: the function "
-            "itself (`np.linalg.det`/`slogdet` for the two kernels). Ops: the compiled Ops each graph "
-            "calls, fused and not (a graph with any-layout matrices: those of its C-contiguous variant, "
-            "which every call here runs). Each peer in a process of its own (aotbuild's with numba "
-            "blocked), every result checked against NumPy's (`np.allclose`) before timing; then one "
-            "loop at a "
-            f"time, each peer in turn, {REPEATS} rounds per program, so load changes fall on all peers "
-            "alike. BLAS single-threaded in every process (`OPENBLAS_NUM_THREADS=1`): on these 2 shared "
-            "cores a second BLAS thread made a 256x128 @ 128x128 product ~30× slower, in every peer. "
+            "programs in `bench/runtime_programs/` (C-contiguous inputs, declared `[::1]` for aotbuild and "
+            "numba alike). aotbuild host / generic: both projects built with `--target host` / `generic`; "
+            "host, --no-fuse: every Op on its own. numba njit: `numba.njit` of the same function with the "
+            "same explicit signature. NumPy: the function itself (`np.linalg.det`/`slogdet` for the two "
+            "kernels). Ops: the compiled Ops each graph calls, fused and not (a graph with any-layout "
+            "matrices: those of its C-contiguous variant, which every call here runs). All peers in one "
+            "process (each build a package of its own name), every result checked against NumPy's "
+            "(`np.allclose`) before timing; then, each round, program by program, one loop of each peer in "
+            "turn (the order rotating), so load changes fall on all peers alike; each figure is the best "
+            f"of {rounds} rounds. BLAS single-threaded (`OPENBLAS_NUM_THREADS=1`): on these 2 shared cores "
+            "a second BLAS thread made a 256x128 @ 128x128 product ~30× slower, in every peer. "
             f"The builds took {figures['build_seconds']:.0f} s (3 builds of both projects, one object "
             f"cache); the 1-minute load average was {figures['load']:.2f} when the timing started. "
-            "Ratios above 1: aotbuild host is faster. Bold: elementwise-heavy (at least four "
-            "elementwise steps per element, at most one reduction, at the end).",
+            "host ÷ NumPy below 1: aotbuild is faster than NumPy; njit ÷ host above 1: aotbuild is faster "
+            "than numba. Bold: elementwise-heavy (at least four elementwise steps per element, at most one "
+            "reduction, at the end).",
             "",
-            *table(figures),
+            *table(figures, programs),
             "",
-            *means(figures),
+            *means(figures, programs),
             "",
-            *verdicts(figures),
-            "",
-            "Why the programs that lose do (read in their generated Op modules, `aotbuild inspect`):",
-            "",
-            *findings(figures),
-            "",
-            "numba's JIT does not compile these as written (a dash above):",
+            *slower_than_numpy(figures, programs),
             "",
             *numba_failures(figures),
-            "",
-            "(`mlp`: numba types the loop variable `activations` as the argument `x`, declared "
-            "`float32[:, :]`, joined with the layers' C-contiguous results: layout A, which it cannot "
-            "return as the declared `float32[:, ::1]`.)",
         ]
     )
 
 
+def selected(only: str | None) -> list[Program]:
+    """The programs ``--only`` names (all without it), in the table's order."""
+    if not only:
+        return PROGRAMS
+    names = set(only.split(","))
+    unknown = names - {program.name for program in PROGRAMS}
+    if unknown:
+        raise SystemExit(f"unknown programs: {', '.join(sorted(unknown))}")
+    return [program for program in PROGRAMS if program.name in names]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--serve", nargs=2, metavar=("PEER", "WORK"))
+    parser.add_argument("--quick", action="store_true", help=f"{QUICK_ROUNDS} short rounds, for development")
+    parser.add_argument("--only", metavar="NAME[,NAME]", help="measure these programs only")
+    parser.add_argument("--no-write", action="store_true", help="print the section, leave BENCHMARKS.md")
+    parser.add_argument("--measure", metavar="WORK", help=argparse.SUPPRESS)  # the measuring process
     options = parser.parse_args()
-    if options.serve:
-        peer, root = options.serve
-        if peer in BUILDS:
-            sys.modules["numba"] = sys.modules["llvmlite"] = None  # type: ignore[assignment]
-        serve(peer, Work(Path(root)))
+    programs = selected(options.only)
+    rounds, seconds = (QUICK_ROUNDS, QUICK_LOOP_SECONDS) if options.quick else (ROUNDS, LOOP_SECONDS)
+    if options.measure:
+        print(json.dumps(measure(Work(Path(options.measure)), programs, rounds, seconds)))
         return
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="aotbuild-bench-runtime-") as folder:
-        text = section(measure_all(Work(Path(folder))))
+        text = section(measure_all(Work(Path(folder)), programs, options.quick), programs, rounds, seconds)
     print(text)
-    write_section("bench_runtime", text)
+    if options.no_write or options.quick or options.only:
+        print("BENCHMARKS.md not written (--no-write, --quick or --only)", file=sys.stderr)
+    else:
+        write_section("bench_runtime", text)
     print(f"bench_runtime.py: {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 
