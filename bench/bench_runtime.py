@@ -42,8 +42,11 @@ alike; each figure is the best (least time per call) of 7 rounds. The measuring 
 in JSON; this script writes the table. Run from the repository root:
 
     python bench/bench_runtime.py                  # 7 rounds; writes its section into BENCHMARKS.md
-    python bench/bench_runtime.py --quick          # 2 short rounds, for development: prints only
-    python bench/bench_runtime.py --only gelu,horner --no-write
+    python bench/bench_runtime.py --no-write       # the same, printed only
+    python bench/bench_runtime.py --quick --only gelu,horner   # for development: printed only
+
+``--quick`` (2 rounds of ~10 ms loops) and ``--only`` (some programs) never write BENCHMARKS.md:
+their figures are provisional or partial.
 """
 
 from __future__ import annotations
@@ -594,7 +597,7 @@ def section(figures: dict, programs: list[Program], rounds: int, seconds: float)
             f"of {rounds} rounds. BLAS single-threaded (`OPENBLAS_NUM_THREADS=1`): on these 2 shared cores "
             "a second BLAS thread made a 256x128 @ 128x128 product ~30× slower, in every peer. "
             f"The builds took {figures['build_seconds']:.0f} s (3 builds of both projects, one object "
-            f"cache); the 1-minute load average was {figures['load']:.2f} when the timing started. "
+            f"cache, cold); the 1-minute load average was {figures['load']:.2f} when the timing started. "
             "host ÷ NumPy below 1: aotbuild is faster than NumPy; njit ÷ host above 1: aotbuild is faster "
             "than numba. Bold: elementwise-heavy (at least four elementwise steps per element, at most one "
             "reduction, at the end).",
