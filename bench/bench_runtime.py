@@ -3,8 +3,8 @@
 Why: aotbuild's promise is that a traced NumPy function, compiled ahead of time, runs at least as
 fast as the same function under ``numba.njit`` (the geometric mean over many programs), and at
 least twice as fast as NumPy itself where the work is elementwise (fusion: one loop, no
-temporaries), and nowhere much slower than NumPy. This measures all three, on work where the
-computation, not the call, decides the time.
+temporaries). This measures both, and counts the programs where aotbuild takes more time than
+NumPy, on work where the computation, not the call, decides the time.
 
 Programs: the example project's graphs (``example_project/graphs.toml``, at the sizes
 ``example_project/run.py`` uses; the radon model's 8 variants are left out, since they share
@@ -33,9 +33,11 @@ Each build gets a package name of its own (a copy of the project's graphs.toml b
 runs in ONE measuring process (this script with ``--measure``): times taken in different
 processes on this shared machine differ by more than the effects measured (allocation and page
 faults of large arrays especially). That process, with BLAS single-threaded
-(``SINGLE_THREADED_BLAS``), imports all the packages, jits the numba peers, computes NumPy's
-result of every program and checks every other peer's against it (``np.allclose``, rtol 1e-5,
-atol 1e-6: float32 results too), failing the run if any differs, before anything is timed. Then
+(``SINGLE_THREADED_BLAS``), first puts glibc's malloc in the state that freeing a large array
+leaves it in (``settle_malloc``: else NumPy's temporaries would cost page faults or not depending
+on which programs ran before), then imports all the packages, jits the numba peers, computes
+NumPy's result of every program and checks every other peer's against it (``np.allclose``, rtol
+1e-5, atol 1e-6: float32 results too), failing the run if any differs, before anything is timed. Then
 it times in interleaved rounds: each round, program by program, one ``timeit`` loop (~30 ms) of
 each peer in turn (the order rotating), so a change in the machine's load falls on all peers
 alike; each figure is the best (least time per call) of 7 rounds. The measuring process answers
@@ -429,9 +431,26 @@ def time_rounds(
     return best
 
 
+def settle_malloc() -> None:
+    """Put glibc's malloc where a process that has handled large arrays has it, whichever programs
+    run. A freed block that malloc had mapped on its own raises the size below which it serves
+    blocks from the heap (to that block's, at most 32 MiB) and the free space it keeps at the
+    heap's top (to twice that). Before that, NumPy's temporaries of 100,000 float64 are returned
+    to the system after each call and faulted in again at the next, which made ``gauss_loglik``
+    take 3x longer in NumPy (and 1.6x in njit) when ``--only`` picked it alone than after the
+    10^6-element programs had run. Freeing one block of 30 MiB sets both near their ceilings: the
+    steady state of the full run, the same for ``--only``, and the kind one to peers that allocate
+    temporaries (NumPy, njit)."""
+    import numpy as np
+
+    block = np.ones(30 * 2**20 // 8)
+    del block
+
+
 def measure(work: Work, programs: list[Program], rounds: int, seconds: float) -> dict:
     """The measuring process's work: every peer prepared and checked, then timed; what the table
     needs, as JSON-ready figures."""
+    settle_malloc()
     inputs = all_inputs(work)
     functions, errors = peer_functions(work, programs)
     check(functions, inputs)
@@ -595,7 +614,10 @@ def section(figures: dict, programs: list[Program], rounds: int, seconds: float)
             "(`np.allclose`) before timing; then, each round, program by program, one loop of each peer in "
             "turn (the order rotating), so load changes fall on all peers alike; each figure is the best "
             f"of {rounds} rounds. BLAS single-threaded (`OPENBLAS_NUM_THREADS=1`): on these 2 shared cores "
-            "a second BLAS thread made a 256x128 @ 128x128 product ~30× slower, in every peer. "
+            "a second BLAS thread made a 256x128 @ 128x128 product ~30× slower, in every peer. Before all "
+            "that, the process frees one 30 MiB array, which raises glibc malloc's mmap and trim thresholds "
+            "to near their ceilings: else, which programs ran before decided whether temporaries of 10^5 "
+            "float64 cost page faults at every call (3× NumPy's time for `gauss_loglik`). "
             f"The builds took {figures['build_seconds']:.0f} s (3 builds of both projects, one object "
             f"cache, cold); the 1-minute load average was {figures['load']:.2f} when the timing started. "
             "host ÷ NumPy below 1: aotbuild is faster than NumPy; njit ÷ host above 1: aotbuild is faster "
