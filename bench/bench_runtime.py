@@ -37,8 +37,8 @@ faults of large arrays especially). That process, with BLAS single-threaded
 leaves it in (``settle_malloc``: else NumPy's temporaries would cost page faults or not depending
 on which programs ran before), then imports all the packages, jits the numba peers, computes
 NumPy's result of every program and checks every other peer's against it (``np.allclose``, rtol
-1e-5, atol 1e-6: float32 results too), failing the run if any differs, before anything is timed. Then
-it times in interleaved rounds: each round, program by program, one ``timeit`` loop (~30 ms) of
+1e-5, atol 1e-6: float32 results too), failing the run if any differs, before anything is timed.
+Then it times in interleaved rounds: each round, program by program, one ``timeit`` loop (~30 ms) of
 each peer in turn (the order rotating), so a change in the machine's load falls on all peers
 alike; each figure is the best (least time per call) of 7 rounds. The measuring process answers
 in JSON; this script writes the table. Run from the repository root:
