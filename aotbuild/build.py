@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .cache.location import cache_dir, size_cap
 from .cache.store import ObjectCache
+from .codegen import vecmath
 from .codegen.plan import BuildPlan, make_plan
 from .config import ProjectConfig, display_path, load_config
 from .errors import AotBuildWarning, CompileError, ConfigError
@@ -287,6 +288,8 @@ def _build_locked(
             write_text(staged, "_profile.py", render_profile(project))
         write_text(staged, "py.typed", "")
         write_text(staged, NUMBA_LICENCE_FILE, numba_licence())
+        if any(vecmath.LICENCE_FILE in module.text for module in plan.modules):
+            write_text(staged, vecmath.LICENCE_FILE, vecmath.licence_text())  # SLEEF's terms
         for module in plan.modules:  # what `aotbuild inspect` shows; never imported
             write_text(staged / MODULES_FOLDER, module.filename, module.text)
         changed = not same_tree(staged, destination)

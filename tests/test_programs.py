@@ -48,6 +48,7 @@ GRAPHS = {
     "complex_parts": ("complex_parts", (np.ones(3, dtype=np.complex128),)),
     "layers": ("layers", (f64(2, 4), np.eye(4), f64(4), np.eye(4), f64(4), np.eye(4), f64(4))),
     "float32_linalg": ("float32_linalg", (np.eye(3, dtype=np.float32), np.ones(3, np.float32))),
+    "views": ("views", (f64(3, 2), f64(4, 5))),
 }
 
 
@@ -79,7 +80,10 @@ def check(got: tuple, want: tuple, rtol: float = 1e-10) -> None:
 
 
 def layouts(array: np.ndarray, layout: str) -> np.ndarray:
-    """The same values, C-ordered, transposed (a view of the transpose) or strided."""
+    """The same values, C-ordered, transposed (a view of the transpose), strided, or reversed
+    (a view with negative strides)."""
+    if layout == "r":
+        return np.ascontiguousarray(array[::-1, ::-1])[::-1, ::-1]
     if layout == "t":
         return np.ascontiguousarray(array.T).T
     if layout == "s":
@@ -97,7 +101,7 @@ def matrices(min_side: int = 0, max_side: int = 5, dtype=np.float64, elements=No
             st.lists(values, min_size=s[0] * s[1], max_size=s[0] * s[1]).map(
                 lambda v, s=s: np.array(v, dtype=dtype).reshape(s)
             ),
-            st.sampled_from("cts"),
+            st.sampled_from("ctsr"),
         ).map(lambda pair: layouts(*pair))
     )
 
@@ -290,3 +294,16 @@ def test_np_linalg_solve_runs_without_numba_and_needs_scipy(built, scipy) -> Non
             "ImportError: programs_ext: graph(s) linalg, linalg_lapack, layers, float32_linalg use "
             "BLAS/LAPACK, which SciPy provides at run time; install scipy"
         ), result.stderr
+
+
+@SETTINGS
+@given(data=st.data())
+def test_views_and_broadcasts(package, data) -> None:
+    """Versioned loops on every layout, empty and size-1 axes, and inputs that overlap (x a view
+    into u): NumPy's values."""
+    u = data.draw(matrices(2, 12).filter(lambda a: a.shape[1] >= 2))
+    if data.draw(st.booleans()):
+        x = u[:, : data.draw(st.integers(0, u.shape[1]))]  # a view into u: the inputs overlap
+    else:
+        x = data.draw(matrices(1, 9))
+    check(package.views(x, u), numpy_results(programs.views, x, u), rtol=1e-12)

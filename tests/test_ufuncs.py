@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+from .codegen import vecmath_support as vs
 from .conftest import PROJECTS, load_package, numpy_results, sampled_graphs
 
 sys.path.insert(0, str(PROJECTS / "ufuncs"))
@@ -220,3 +221,54 @@ def test_inputs_are_not_copied_or_modified(package) -> None:
     before = x.copy()
     package.binary_float64(x, x[0])
     np.testing.assert_array_equal(x, before)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_compiled_vector_math_keeps_its_accuracy_and_numpys_special_values(package, dtype: str) -> None:
+    """The graphs' loops (vector math inlined, vectorised) against a long double reference on
+    each function's domain sample, special values included: within the documented ulp bound
+    (docs/tracing.md), and NumPy's special results wherever the reference does not say NumPy
+    rounded differently."""
+    results = {}
+    names = ufunc_graphs.ufunc_names(1, dtype)
+    unary = getattr(package, f"unary_{dtype}")
+    for fn in vs.UNARY:
+        x = vs.unary_samples(fn, dtype, 3000, seed=5)
+        results[fn] = (x,), unary(x)[names.index(fn)]
+    binary_names = ufunc_graphs.ufunc_names(2, dtype)
+    binary = getattr(package, f"binary_{dtype}")
+    for fn in vs.BINARY:
+        x, y = vs.binary_samples(fn, dtype, 3000, seed=6)
+        results[fn] = (x, y), binary(x[None, :], y)[binary_names.index(fn)][0]
+    worst, special = {}, {}
+    for fn, (args, got) in results.items():
+        with np.errstate(all="ignore"):
+            want = getattr(np, fn)(*args)
+        ref = vs.reference(fn, *args)
+        wrong = vs.special_disagreements(got, want, ref, dtype)
+        if wrong.any():
+            special[fn] = [
+                (tuple(float(a[i]) for a in args), float(got[i]), float(want[i]))
+                for i in np.flatnonzero(wrong)[:3]
+            ]
+        worst[fn] = float(np.max(vs.ulp_errors(got, ref, dtype)))
+    assert special == {}, f"special values differ from NumPy's: {special}"
+    over = {fn: error for fn, error in worst.items() if error > vs.DOCUMENTED_BOUND[fn, dtype]}
+    assert over == {}, f"beyond the documented bound: {over}"
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_huge_trigonometric_arguments_fall_back_to_the_c_library(package, dtype: str) -> None:
+    """Past the vector code's range (|x| ~1e14 float64) a loop reruns with the C library's
+    functions: NumPy's special values, and the documented accuracy, at every magnitude."""
+    names = ufunc_graphs.ufunc_names(1, dtype)
+    unary = getattr(package, f"unary_{dtype}")
+    with np.errstate(over="ignore"):  # -1e300 is -inf in float32
+        x = np.array([0.5, -2.0, 1e7, -3e9, 1e15, 1e20, -1e300, 3.4e38, np.inf, np.nan] * 4, dtype=dtype)
+    results = unary(x)
+    with np.errstate(all="ignore"):
+        for fn in ("sin", "cos", "tan"):
+            got, want = results[names.index(fn)], getattr(np, fn)(x)
+            assert vs.same_as_numpy(got, want).all(), fn
+            errors = vs.ulp_errors(got, vs.reference(fn, x), dtype)
+            assert np.max(errors[np.isfinite(x)]) <= vs.DOCUMENTED_BOUND[fn, dtype], fn

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from ..graph import Elementwise, Node
 from ..graph.fused import Fused, FusedStep
 from ..types import Array
+from . import vecmath
 from .module import OpModule, template_op
 from .scalar import Helper, load_expression, scalar_expression
 from .slots import Slot, input_slots
-from .templates import render
+from .templates import render, tuple_text
 
 
 @dataclass(frozen=True)
@@ -29,34 +30,61 @@ class Broadcast:
     """Step variables: 0 along an axis an input broadcasts (length 1), else 1 (``name``, the
     input's ``source`` and ``axis``, and ``along``: the result's axis)."""
 
-    inputs: list[tuple[str, int]]
-    """Each input's name and dimensions (0: a scalar)."""
+    inputs: list[tuple[str, int, frozenset[int]]]
+    """Each input's name, dimensions (0: a scalar) and axes known to be of length 1."""
 
     def reads_direct_on(self, axes: Collection[int]) -> list[str]:
         """Each input read at the current index, its name if a scalar: ``a0[i0 * s0_0, i1]``,
-        indexed directly along ``axes`` (valid where :meth:`direct_on` holds)."""
+        indexed directly along ``axes`` (valid where :meth:`direct_on` holds); an axis known to
+        be of length 1 is read at 0."""
         ndim = len(self.extents)
         steps = {(step["source"], step["axis"]) for step in self.steps}
         reads = []
-        for k, (name, dims) in enumerate(self.inputs):
+        for k, (name, dims, units) in enumerate(self.inputs):
             index = []
             for axis in range(dims):
                 along = axis + ndim - dims
+                if axis in units:
+                    index.append("0")
+                    continue
                 stepped = (name, axis) in steps and along not in axes
                 index.append(f"i{along} * s{k}_{axis}" if stepped else f"i{along}")
             reads.append(f"{name}[{', '.join(index)}]" if dims else name)
         return reads
 
-    def rows(self) -> list[tuple[str, str]]:
-        """Each array input's row along the last axis at the current index of the others, as
-        (input, view): ``("a0", "a0[i0 * s0_0, :]")`` — to be read directly along that axis."""
+    def rows(self) -> list[tuple[str, str, bool]]:
+        """Each array input along the last axis at the current index of the others, as (input,
+        code, is_row): its row as a view, ``("a0", "a0[i0 * s0_0, :]", True)``, to be read
+        directly along that axis; or, when that axis is known to be of length 1, its one value
+        there, ``("a1", "a1[i0 * s1_0, 0]", False)``."""
         ndim = len(self.extents)
-        views = []
-        names = [name for name, _ in self.inputs]
-        for name, index in zip(names, self.reads_direct_on([ndim - 1]), strict=True):
-            if index != name:
-                views.append((name, index.rsplit(",", 1)[0] + ", :]" if "," in index else f"{name}[:]"))
-        return views
+        found = []
+        reads = self.reads_direct_on([ndim - 1])
+        for (name, dims, units), index in zip(self.inputs, reads, strict=True):
+            if not dims:
+                continue
+            if dims - 1 in units:
+                found.append((name, index, False))
+            else:
+                head = index.rsplit(",", 1)[0] + ", :]" if "," in index else f"{name}[:]"
+                found.append((name, head, True))
+        return found
+
+    def broadcast_views(self) -> tuple[list[str], list[str]]:
+        """The inputs read through views broadcast to the result's shape (``np.broadcast_to``:
+        a broadcast axis has stride 0), indexed directly: (statements making the views, reads).
+        One loop then serves every case, with no step to multiply by."""
+        statements, reads = [], []
+        stepped = {str(step["source"]) for step in self.steps}
+        shape = tuple_text(self.extents)
+        direct = self.direct_reads
+        for (name, _, _), read in zip(self.inputs, direct, strict=True):
+            if name in stepped:
+                statements.append(f"{name}_b = np.broadcast_to({name}, {shape})")
+                reads.append(f"{name}_b[{', '.join(f'i{d}' for d in range(len(self.extents)))}]")
+            else:
+                reads.append(read)
+        return statements, reads
 
     def direct_on(self, axes: Collection[int]) -> str:
         """The run-time condition under which no input is broadcast along ``axes``."""
@@ -84,21 +112,33 @@ def broadcast(slots: list[Slot], ndim: int) -> Broadcast:
     axis_sources: list[list[str]] = [[] for _ in range(ndim)]
     for slot in slots:
         for axis in range(slot.ndim):
-            axis_sources[ndim - slot.ndim + axis].append(f"{slot.name}.shape[{axis}]")
+            if axis not in slot.units:  # a length-1 axis broadcasts to any length
+                axis_sources[ndim - slot.ndim + axis].append(f"{slot.name}.shape[{axis}]")
+    for sources in axis_sources:
+        if not sources:
+            sources.append("1")  # every input has length 1 here
     steps: list[dict[str, object]] = []
     for k, slot in enumerate(slots):
         offset = ndim - slot.ndim
         for axis in range(slot.ndim):
             # An axis only this input spans has its length: no step needed, it is never broadcast.
-            if len(axis_sources[axis + offset]) > 1:
+            if axis not in slot.units and len(axis_sources[axis + offset]) > 1:
                 step = {"name": f"s{k}_{axis}", "source": slot.name, "axis": axis, "along": axis + offset}
                 steps.append(step)
-    return Broadcast(extents, axis_sources, steps, [(slot.name, slot.ndim) for slot in slots])
+    inputs = [(slot.name, slot.ndim, slot.units) for slot in slots]
+    return Broadcast(extents, axis_sources, steps, inputs)
 
 
-def helper_sources(helpers: list[Helper]) -> list[str]:
+def helper_sources(helpers: list[Helper], library: Collection[str] = ()) -> list[str]:
+    """The source of every helper template and vector math function the code calls."""
     unique = {helper.function: helper for helper in helpers}
-    return [
+    names = sorted({*library, *(name for helper in helpers for name in helper.library)})
+    functions = vecmath.sources(names)
+    if functions:
+        functions[0] = (
+            f"# Vector math: adapted from SLEEF (see {vecmath.LICENCE_FILE} in the package).\n{functions[0]}"
+        )
+    return functions + [
         render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip()
         for _, h in sorted(unique.items())
     ]
@@ -111,8 +151,23 @@ def _loop_inputs(node: Node) -> tuple[list[Slot], Broadcast, int]:
     return slots, broadcast(slots, ndim), ndim
 
 
-#: The scalar code at one index, given how each input is read: statements, the value, helpers.
-LoopCode = Callable[[list[str]], tuple[list[str], str, list[Helper]]]
+@dataclass(frozen=True)
+class FusedBody:
+    """The scalar code of fused steps at one index: statements, then the value's expression."""
+
+    statements: list[str]
+    value: str
+    helpers: list[Helper]
+    library: list[str]
+    """Vector math functions the code calls."""
+
+    checks: list[str]
+    """Conditions for the vector math to be right (see :class:`~aotbuild.codegen.scalar.ScalarCode`)."""
+
+
+#: The scalar code at one index, given how each input is read and whether it must be exact
+#: (the C library's transcendental functions, not the vector math).
+LoopCode = Callable[[list[str], bool], FusedBody]
 
 
 def render_elementwise(node: Node, inplace: Node | None = None) -> OpModule:
@@ -122,14 +177,14 @@ def render_elementwise(node: Node, inplace: Node | None = None) -> OpModule:
     assert isinstance(op, Elementwise)
     slots, plan, ndim = _loop_inputs(node)
 
-    def code(reads: list[str]) -> tuple[list[str], str, list[Helper]]:
+    def code(reads: list[str], exact: bool) -> FusedBody:
         loads = [
             load_expression(read, slot.dtype, dtype)
             for read, slot, dtype in zip(reads, slots, op.in_dtypes, strict=True)
         ]
         scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
-        body, helpers = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs)
-        return [], body, helpers
+        scalar = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs, exact)
+        return FusedBody([], scalar.expression, scalar.helpers, scalar.library, scalar.checks)
 
     title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {node.type}"
     return _loop_module(node, slots, plan, ndim, op.fn, title, op.out_dtype, code, inplace)
@@ -152,23 +207,40 @@ def _loop_module(
     which LLVM vectorises (two names for one array would fail its overlap check)."""
     indices = [f"i{d}" for d in range(ndim)]
     helpers: list[Helper] = []
+    library: list[str] = []
+    checks: list[str] = []
 
-    def nests(replaced: dict[int, str]) -> list[dict[str, object]]:
+    # Vector math makes a loop body long: one loop over broadcast views then, not two (LLVM's
+    # optimiser took minutes over two copies of pow, each versioned and unswitched on the steps).
+    heavy = bool(code(plan.direct_reads, False).library) and ndim > 0
+    views, view_reads = plan.broadcast_views() if heavy and plan.steps else ([], [])
+
+    def nests(replaced: dict[int, str], exact: bool = False) -> list[dict[str, object]]:
         """The loop nests computing the result, each with the run-time condition it needs (the
         last one none): direct indices when no input is broadcast, then the general ones."""
         found: list[dict[str, object]] = []
         variants = [(plan.all_direct, plan.direct_reads), ("", plan.reads)]
         if not plan.steps:
             variants = [("", plan.direct_reads)]
+        elif views:
+            variants = [("", view_reads)]
         for condition, reads in variants:
-            statements, body, needed = code([replaced.get(k, read) for k, read in enumerate(reads)])
-            helpers.extend(needed)
-            found.append({"condition": condition, "statements": statements, "body": body})
+            body = code([replaced.get(k, read) for k, read in enumerate(reads)], exact or ndim == 0)
+            helpers.extend(body.helpers)
+            library.extend(body.library)
+            checks.extend(body.checks)
+            recorded = [f"beyond |= not {check}" for check in body.checks]
+            found.append(
+                {"condition": condition, "statements": body.statements + recorded, "body": body.value}
+            )
         return found
 
     loops = nests({})
+    # Some vector math is right only within a range (sin of a huge argument): the loop records
+    # whether an argument was beyond it, and then runs again with the C library's functions.
+    exact_loops = nests({}, exact=True) if checks else []
     context: dict[str, object] | None = None
-    if inplace is not None:
+    if inplace is not None and not exact_loops:  # a second run must read the inputs unchanged
         positions = [k for k, item in enumerate(node.inputs) if item is inplace]
         through_out = f"out[{', '.join(indices)}]"
         context = {"slot": slots[positions[0]].name, "loops": nests(dict.fromkeys(positions, through_out))}
@@ -176,32 +248,28 @@ def _loop_module(
         "ops/elementwise.py.j2",
         node,
         slots,
-        name=f"{name}_inplace" if inplace is not None else name,
-        title=f"{title}, in place" if inplace is not None else title,
+        name=f"{name}_inplace" if context is not None else name,
+        title=f"{title}, in place" if context is not None else title,
         inplace=context,
         out_dtype=out_dtype,
-        helpers=helper_sources(helpers),
+        helpers=helper_sources(helpers, library),
         ndim=ndim,
         extents=plan.extents,
         steps=plan.steps,
         indices=indices,
         axis_sources=plan.axis_sources,
         loops=loops,
+        exact_loops=exact_loops,
+        views=views,
     )
 
 
-@dataclass(frozen=True)
-class FusedBody:
-    """The scalar code of fused steps at one index: statements, then the value's expression."""
-
-    statements: list[str]
-    value: str
-    helpers: list[Helper]
-
-
-def fused_body(steps: tuple[FusedStep, ...], slots: list[Slot], reads: list[str]) -> FusedBody:
+def fused_body(
+    steps: tuple[FusedStep, ...], slots: list[Slot], reads: list[str], exact: bool = False
+) -> FusedBody:
     """Each array input read once into ``x<k>`` (scalars and constants used as they are), each
-    step but the last computed into ``t<j>`` in its dtype under a comment naming its Op."""
+    step but the last computed into ``t<j>`` in its dtype under a comment naming its Op;
+    ``exact``: the C library's transcendental functions rather than the vector math."""
     count = len(slots)
     pairs = enumerate(zip(reads, slots, strict=True))
     statements = [f"x{k} = {read}" for k, (read, slot) in pairs if slot.ndim]
@@ -209,6 +277,8 @@ def fused_body(steps: tuple[FusedStep, ...], slots: list[Slot], reads: list[str]
     names = [f"x{k}" if slot.ndim else slot.name for k, slot in enumerate(slots)]
     names += [f"t{j}" for j in range(len(steps))]
     helpers: list[Helper] = []
+    library: list[str] = []
+    checks: list[str] = []
     value = ""
     for j, step in enumerate(steps):
         loads = [
@@ -216,15 +286,18 @@ def fused_body(steps: tuple[FusedStep, ...], slots: list[Slot], reads: list[str]
             for arg, dtype in zip(step.args, step.in_dtypes, strict=True)
         ]
         scalars = tuple(n == 0 for n in step.ndims)
-        expression, needed = scalar_expression(step.fn, step.in_dtypes, loads, scalars)
-        helpers += needed
+        scalar = scalar_expression(step.fn, step.in_dtypes, loads, scalars, exact)
+        expression = scalar.expression
+        helpers += scalar.helpers
+        library += scalar.library
+        checks += scalar.checks
         described = ", ".join(_describe(arg, count, slots) for arg in step.args)
         statements.append(f"# {step.fn}({described}) -> {step.out_dtype}")
         if j == len(steps) - 1:
             value = expression
         else:
             statements.append(f"t{j} = np.{step.out_dtype}({expression})")
-    return FusedBody(statements, value, helpers)
+    return FusedBody(statements, value, helpers, library, checks)
 
 
 def render_fused(node: Node, inplace: Node | None = None) -> OpModule:
@@ -234,9 +307,8 @@ def render_fused(node: Node, inplace: Node | None = None) -> OpModule:
     assert isinstance(op, Fused)
     slots, plan, ndim = _loop_inputs(node)
 
-    def code(reads: list[str]) -> tuple[list[str], str, list[Helper]]:
-        body = fused_body(op.steps, slots, reads)
-        return body.statements, body.value, body.helpers
+    def code(reads: list[str], exact: bool) -> FusedBody:
+        return fused_body(op.steps, slots, reads, exact)
 
     fns = [step.fn for step in op.steps]
     title = f"fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}) -> {node.type}"

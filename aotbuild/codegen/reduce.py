@@ -61,7 +61,7 @@ def _context(
     op: Reduce | FusedReduce,
     ndim: int,
     reading: Reading,
-    row_views: list[tuple[str, str]] | None = None,
+    row_views: list[tuple[str, str, bool]] | None = None,
     row_args: list[str] | None = None,
 ) -> dict[str, object]:
     """What ``ops/reduce.py.j2`` needs to reduce a value of ``ndim`` dimensions as ``op`` says."""
@@ -109,7 +109,7 @@ def _context(
         # What ``fill`` takes to read a run: the input(s), the fixed indices, the run's lengths.
         "fill_params": [
             *(["a"] if not reading.inputs else [*reading.inputs, *reading.steps]),
-            *(["direct"] if reading.steps else []),
+            *(["direct"] if reading.direct_condition else []),
             *(f"i{axis}" for axis in range(ndim) if axis not in run),
             *(f"n{axis}" for axis in run),
         ],
@@ -181,26 +181,39 @@ def render_fused_reduce(node: Node) -> OpModule:
     # broadcast along them, so LLVM sees the stride and vectorises.
     inner = _run_axes(op.axes, ndim) or [ndim - 1]
     direct_condition = plan.direct_on(inner)
+    # Vector math right only within a range (sin of a huge argument) is not used here: a
+    # reduction cannot run its values again cheaply, so those functions are the C library's.
+    exact = bool(fused_body(op.steps, slots, plan.reads).checks)
+    library: list[str] = []
     for name, reads, arguments in (
         ("element", plan.reads, inputs + steps),
         *([("element_direct", plan.reads_direct_on(inner), inputs + steps)] if direct_condition else []),
     ):
-        body = fused_body(op.steps, slots, reads)
+        body = fused_body(op.steps, slots, reads, exact)
         helpers += body.helpers
+        library += body.library
         lines = [*body.statements, f"return np.{value_dtype}({body.value})"]
         elements.append(_element(name, arguments, indices, lines, fns, value_dtype))
     row_args: list[str] = []
-    rows = plan.rows() if direct_condition and len(inner) == 1 and inner[0] == ndim - 1 else []
+    rows = plan.rows() if len(inner) == 1 and inner[0] == ndim - 1 else []
+    if not any(is_row for _, _, is_row in rows):
+        rows = []
     if rows:
-        # Each input's row along the run, checked C-contiguous: LLVM vectorises reading it.
+        # Each input's row along the run, checked C-contiguous, or its one value there: LLVM
+        # vectorises reading them.
         last = f"i{ndim - 1}"
-        row_of = {name: f"{name}_c" for name, _ in rows}
-        reads = [f"{row_of[slot.name]}[{last}]" if slot.name in row_of else slot.name for slot in slots]
-        body = fused_body(op.steps, slots, reads)
+        local = {name: f"{name}_c" if is_row else f"{name}_s" for name, _, is_row in rows}
+        row_reads = {name for name, _, is_row in rows if is_row}
+        reads = [
+            f"{local[slot.name]}[{last}]" if slot.name in row_reads else local.get(slot.name, slot.name)
+            for slot in slots
+        ]
+        body = fused_body(op.steps, slots, reads, exact)
         helpers += body.helpers
+        library += body.library
         lines = [*body.statements, f"return np.{value_dtype}({body.value})"]
         scalars = [slot.name for slot in slots if not slot.is_constant and not slot.ndim]
-        row_args = [*row_of.values(), *scalars]
+        row_args = [*local.values(), *scalars]
         elements.append(_element("element_row", row_args, [last], lines, fns, value_dtype))
     reading = Reading(inputs, steps, direct_condition)
     title = (
@@ -214,7 +227,7 @@ def render_fused_reduce(node: Node) -> OpModule:
         name=f"{op.kind}_fused",
         title=title,
         elements=elements,
-        helpers=helper_sources(helpers),
+        helpers=helper_sources(helpers, library),
         in_place_runs=False,
         axis_sources=plan.axis_sources,
         steps=plan.steps,

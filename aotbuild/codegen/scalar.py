@@ -10,6 +10,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..graph.ops import TRANSCENDENTAL
+from .vecmath import range_check, vector_function
+
+#: ufuncs of float loops that the vector math library computes (:mod:`aotbuild.codegen.vecmath`).
+VECTOR_MATH = TRANSCENDENTAL
+
 
 @dataclass(frozen=True)
 class Helper:
@@ -18,6 +24,8 @@ class Helper:
     template: str
     dtype: str
     context: tuple[tuple[str, object], ...] = field(default=())
+    library: tuple[str, ...] = ()
+    """The vector math functions its code calls (they come with it)."""
 
     @property
     def function(self) -> str:
@@ -41,27 +49,55 @@ def _integer_context(dtype: np.dtype) -> tuple[tuple[str, object], ...]:
     )
 
 
+@dataclass(frozen=True)
+class ScalarCode:
+    """The code of one ufunc applied to loaded values."""
+
+    expression: str
+    helpers: list[Helper]
+    """Templates and vector math functions the expression calls (rendered into the module)."""
+
+    library: list[str]
+    """Vector math functions the expression calls."""
+
+    checks: list[str]
+    """Conditions under which the vector math is right: where one fails (a sine of an argument
+    beyond the vector code's range) the loop must run again with ``exact`` code."""
+
+
 def scalar_expression(
-    fn: str, in_dtypes: tuple[str, ...], args: list[str], scalar_inputs: tuple[bool, ...]
-) -> tuple[str, list[Helper]]:
+    fn: str,
+    in_dtypes: tuple[str, ...],
+    args: list[str],
+    scalar_inputs: tuple[bool, ...],
+    exact: bool = False,
+) -> ScalarCode:
     """The expression computing ``fn`` on ``args`` (already cast to ``in_dtypes``).
 
     ``scalar_inputs[i]`` says whether input ``i`` is a scalar (not broadcast from an array):
-    NumPy's float ``power`` takes fast paths only for a scalar exponent.
+    NumPy's float ``power`` takes fast paths only for a scalar exponent. Transcendental functions
+    of floats use the vector math library (so loops vectorise) unless ``exact``: then the C
+    library's, as numba calls them.
     """
     dtype = np.dtype(in_dtypes[0]) if in_dtypes else None
     kind = dtype.kind if dtype is not None else ""
     joined = ", ".join(args)
 
     if fn == "cast":
-        return args[0], []
+        return ScalarCode(args[0], [], [], [])
     if fn in ("real", "imag"):
-        return f"({args[0]}).{fn}", []
+        return ScalarCode(f"({args[0]}).{fn}", [], [], [])
     if fn == "where":
-        return f"({args[1]} if {args[0]} else {args[2]})", []
+        return ScalarCode(f"({args[1]} if {args[0]} else {args[2]})", [], [], [])
 
-    helper: Helper | None = None
     assert dtype is not None
+    vector = None if exact else vector_function(fn, dtype.name) if fn in VECTOR_MATH else None
+    if fn == "absolute" and kind == "c" and not exact:
+        # NumPy's complex abs is hypot(real, imag).
+        hypot = vector_function("hypot", np.dtype(dtype.char.lower()).name)
+        if hypot is not None:
+            return ScalarCode(f"{hypot}(({args[0]}).real, ({args[0]}).imag)", [], [hypot], [])
+    helper: Helper | None = None
     if fn in ("floor_divide", "remainder") and kind == "f":
         # numba's float floor division is not NumPy's divmod-based one (1.0 // 0.1 == 10.0).
         helper = Helper(f"{fn}_float", dtype.name)
@@ -71,7 +107,10 @@ def scalar_expression(
     elif fn == "power" and kind in "iu":
         helper = Helper("power_int", dtype.name, _integer_context(dtype))
     elif fn == "power" and kind == "f" and scalar_inputs[1]:
-        helper = Helper("power_scalar_exponent", dtype.name)
+        general = vector or "np.power"
+        helper = Helper(
+            "power_scalar_exponent", dtype.name, (("general", general),), (vector,) if vector else ()
+        )
     elif fn in ("left_shift", "right_shift") and kind in "iu":
         # Shifting by the bit width or more is undefined in LLVM; NumPy defines it.
         helper = Helper(fn, dtype.name, _integer_context(dtype))
@@ -81,8 +120,16 @@ def scalar_expression(
     elif fn == "reciprocal" and kind in "iu":
         helper = Helper("reciprocal_int", dtype.name, _integer_context(dtype))
     if helper is not None:
-        return f"{helper.function}({joined})", [helper]
-    return f"np.{fn}({joined})", []
+        return ScalarCode(f"{helper.function}({joined})", [helper], list(helper.library), [])
+    if exact and fn in ("sin", "cos", "tan") and dtype.name == "float32":
+        # The loop met an argument past the vector code's range: the C library's double function,
+        # rounded once (tanf is 1.26 ulp off near its poles; this keeps the documented bound).
+        return ScalarCode(f"np.float32(np.{fn}(np.float64({args[0]})))", [], [], [])
+    if vector is not None:
+        check = range_check(fn, dtype.name)
+        checks = [f"{check}({args[0]})"] if check else []
+        return ScalarCode(f"{vector}({joined})", [], [vector, *([check] if check else [])], checks)
+    return ScalarCode(f"np.{fn}({joined})", [], [], [])
 
 
 def load_expression(value: str, source_dtype: str, loop_dtype: str) -> str:

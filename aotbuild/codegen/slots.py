@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..graph import Constant, Node
 from ..graph.array_ops import DYNAMIC
+from ..graph.shapes import unit_axes
 from ..types import Value
 from .literals import constant_literal
 
@@ -21,6 +22,9 @@ class Slot:
     type: Value
     literal: str | None
     """Source text of the constant, or None for a parameter."""
+
+    units: frozenset[int] = frozenset()
+    """Axes known to be of length 1 (see :mod:`aotbuild.graph.shapes`)."""
 
     @property
     def is_constant(self) -> bool:
@@ -49,10 +53,10 @@ def input_slots(node: Node) -> list[Slot]:
         assert not isinstance(item.type, tuple)
         if isinstance(item.op, Constant):
             literal = constant_literal(item.op.value.array)
-            slots.append(Slot(f"C{constants}", item.type, literal))  # type: ignore[arg-type]
+            slots.append(Slot(f"C{constants}", item.type, literal, unit_axes(item)))  # type: ignore[arg-type]
             constants += 1
         else:
-            slots.append(Slot(f"a{params}", item.type, None))  # type: ignore[arg-type]
+            slots.append(Slot(f"a{params}", item.type, None, unit_axes(item)))  # type: ignore[arg-type]
             params += 1
     return slots
 

@@ -180,8 +180,10 @@ def compile_request(request: CompileRequest) -> CompiledObject:
         flags = request.flags.numba_flags()
         try:
             with warnings.catch_warnings():
-                # numba's advice (contiguous arrays, parallel=True...) is not the user's to act on.
+                # numba's advice (contiguous arrays, parallel=True...) is not the user's to act on,
+                # nor its pedantic internal checks (its IR inliner trips them on the vector math).
                 warnings.simplefilter("ignore", nberrors.NumbaPerformanceWarning)
+                warnings.simplefilter("ignore", nberrors.NumbaIRAssumptionWarning)
                 compiled = compile_extra(
                     cpu_target.typing_context,
                     context,

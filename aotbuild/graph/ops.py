@@ -102,6 +102,17 @@ class Constant(Op):
         return value_of(self.value.dtype, self.value.ndim)
 
 
+#: ufuncs whose float loops run long code (vector math, :mod:`aotbuild.codegen.vecmath`): they
+#: are not fused into reductions (see :mod:`aotbuild.rewrite.fuse`).
+TRANSCENDENTAL = frozenset(
+    {
+        *("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan"),
+        *("arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh"),
+        *("arccosh", "arctanh", "power", "hypot", "cbrt"),
+    }
+)
+
+
 @dataclass(frozen=True)
 class Elementwise(Op):
     """A NumPy ufunc (or ``where`` / ``cast``) applied with broadcasting.

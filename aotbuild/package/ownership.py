@@ -39,6 +39,7 @@ PACKAGE_FILES = frozenset(
         "_profile.py",
         "py.typed",
         NUMBA_LICENCE_FILE,
+        "LICENSE.sleef",  # vector math adapted from SLEEF (aotbuild.codegen.vecmath)
     }
 )
 

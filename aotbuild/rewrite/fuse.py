@@ -12,7 +12,8 @@ step in its body. An elementwise node joins the Op that consumes it when
 
 A reduction of such a value (``np.sum((x - y) ** 2)``) becomes a :class:`FusedReduce`: the value
 is computed element by element as it is reduced, in the order the reduction reads it, so the
-sum — pairwise, as NumPy's — is the same as over the stored temporary.
+sum — pairwise, as NumPy's — is the same as over the stored temporary. A value computed with
+vector math (``np.exp``, ``np.sin``, ...) is stored instead, by its own vectorised loop.
 
 Each step computes what its original Op computed, in the same order and dtypes, so fused and
 unfused results are the same bit for bit; broadcasting errors are NumPy's, since the fused loop
@@ -27,6 +28,7 @@ from dataclasses import replace
 from ..graph import Elementwise, Graph, Node, Reduce
 from ..graph.calls import Call
 from ..graph.fused import Fused, FusedReduce, FusedStep
+from ..graph.ops import TRANSCENDENTAL
 from .calls import rewritten_call
 
 
@@ -69,8 +71,23 @@ def _joins(item: Node, consumer: Node, uses: Counter[int]) -> bool:
     ndim = getattr(item.type, "ndim", 0)
     if not (isinstance(item.op, Elementwise) and uses[id(item)] == 1 and ndim > 0):
         return False
-    # A reduction reads its one input element by element: it is the input's shape by definition.
-    return isinstance(consumer.op, Reduce) or ndim == getattr(consumer.type, "ndim", 0)
+    if isinstance(consumer.op, Reduce):
+        # A reduction reads its one input element by element: it is the input's shape by
+        # definition. Vector math stays out: a reduction's loops hold several copies of its
+        # value's code, and LLVM took minutes over those of pow; stored, it is one vectorised loop.
+        return not _transcendental(item, uses)
+    return ndim == getattr(consumer.type, "ndim", 0)
+
+
+def _transcendental(item: Node, uses: Counter[int]) -> bool:
+    """Whether ``item``, or an elementwise node fused into it, computes a float transcendental."""
+    op = item.op
+    if not isinstance(op, Elementwise):
+        return False
+    kind = op.in_dtypes[0][:5] if op.in_dtypes else ""
+    if (op.fn in TRANSCENDENTAL and kind in ("float", "compl")) or (op.fn == "absolute" and kind == "compl"):
+        return True
+    return any(_joins(inner, item, uses) and _transcendental(inner, uses) for inner in item.inputs)
 
 
 def _fused(root: Node, absorbed: set[int], rebuilt: dict[int, Node]) -> Node:

@@ -245,3 +245,15 @@ def layers(x, w0, b0, w1, b1, w2, b2):
 def float32_linalg(a, b):
     """NumPy computes float32 linear algebra in float64 and rounds the result back."""
     return np.linalg.solve(a, b), np.linalg.det(a), a @ b, np.var(a, axis=0), a.mean(axis=1)
+
+
+def views(x, u):
+    """Loops over views and broadcasts, each versioned at run time (direct indexing, contiguous
+    rows, short runs): pairwise differences of x's rows and their sums, a stencil from slices of
+    u, a scan over a reversed view, vector math reduced along rows. x: (n, k), u: (m, p)."""
+    difference = x[:, None, :] - x[None, :, :]
+    distances = np.sqrt(np.sum(difference**2, axis=-1))
+    stencil = u[1:-1, 2:] + u[1:-1, :-2] - 2.0 * u[1:-1, 1:-1]
+    scan = np.cumsum(u[::-1], axis=0)[::-1]
+    soft = np.log(np.sum(np.exp(u), axis=1)) + np.tanh(u[:, ::-1]).sum(axis=-1)
+    return distances, difference.max(axis=1), stencil, scan, soft
