@@ -7,8 +7,8 @@ compiled for the host CPU (FMA) in this process and for NUMBA_CPU_NAME=generic (
 FMA) in a subprocess, and prints a markdown table. Then times each function against
 NumPy's ufunc on 1e5 elements (numba JIT loops, interleaved rounds, best of 5).
 
-    python bench/vecmath_accuracy.py                 # 2M points per function-dtype
-    python bench/vecmath_accuracy.py --n 200000 --functions exp,log --no-speed
+    python bench/vecmath_accuracy.py                 # 2M points per function-dtype; writes BENCHMARKS.md
+    python bench/vecmath_accuracy.py --n 200000 --functions exp,log --no-speed --no-write
 """
 
 from __future__ import annotations
@@ -27,18 +27,38 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from common import measured_by, write_section  # noqa: E402
+
 from tests.codegen import vecmath_support as vs  # noqa: E402
 
-SPEED_INPUT = {"log": (0.01, 100), "log2": (0.01, 100), "log10": (0.01, 100), "log1p": (-0.5, 100),
-               "arccosh": (1, 100), "arcsin": (-1, 1), "arccos": (-1, 1), "arctanh": (-0.99, 0.99),
-               "sin": (-100, 100), "cos": (-100, 100), "tan": (-100, 100), "exp": (-50, 50),
-               "exp2": (-50, 50), "expm1": (-5, 5), "sinh": (-50, 50), "cosh": (-50, 50), "tanh": (-5, 5)}
+SPEED_INPUT = {
+    "log": (0.01, 100),
+    "log2": (0.01, 100),
+    "log10": (0.01, 100),
+    "log1p": (-0.5, 100),
+    "arccosh": (1, 100),
+    "arcsin": (-1, 1),
+    "arccos": (-1, 1),
+    "arctanh": (-0.99, 0.99),
+    "sin": (-100, 100),
+    "cos": (-100, 100),
+    "tan": (-100, 100),
+    "exp": (-50, 50),
+    "exp2": (-50, 50),
+    "expm1": (-5, 5),
+    "sinh": (-50, 50),
+    "cosh": (-50, 50),
+    "tanh": (-5, 5),
+}
 
 
 def measure(functions, dtypes, n, seed):
     ns = vs.load_vecmath()
-    return vs.measure_all(ns, n, functions, dtypes) if seed is None else {
-        f"{fn}-{dt}": vs.measure(ns, fn, dt, n, seed) for fn in functions for dt in dtypes}
+    return (
+        vs.measure_all(ns, n, functions, dtypes)
+        if seed is None
+        else {f"{fn}-{dt}": vs.measure(ns, fn, dt, n, seed) for fn in functions for dt in dtypes}
+    )
 
 
 def speed(functions, dtypes, size=100_000, rounds=5):
@@ -75,6 +95,7 @@ def main() -> None:
     p.add_argument("--dtypes", default=",".join(vs.DTYPES))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--no-speed", action="store_true")
+    p.add_argument("--no-write", action="store_true", help="print the tables; leave BENCHMARKS.md alone")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     functions, dtypes = a.functions.split(","), a.dtypes.split(",")
@@ -83,17 +104,34 @@ def main() -> None:
         print(json.dumps(measure(functions, dtypes, a.n, a.seed)))
         return
     env = dict(os.environ, NUMBA_CPU_NAME="generic", PYTHONWARNINGS="ignore")
-    cmd = [sys.executable, __file__, "--worker", "--n", str(a.n), "--functions", a.functions,
-           "--dtypes", a.dtypes, "--seed", str(a.seed)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        "--n",
+        str(a.n),
+        "--functions",
+        a.functions,
+        "--dtypes",
+        a.dtypes,
+        "--seed",
+        str(a.seed),
+    ]
     t0 = time.time()
     generic = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
     host = measure(functions, dtypes, a.n, a.seed)
     out, _ = generic.communicate()
     generic_results = json.loads(out.strip().splitlines()[-1])
-    print(f"accuracy: {a.n} points per function-dtype (+ specials), seed {a.seed}, "
-          f"{time.time() - t0:.0f} s; reference: np.longdouble (x87 80-bit, glibc *l functions)\n")
-    print("| function | dtype | max ulp (generic) | max ulp (host/FMA) | bound (ours) | domain tested | NumPy's documented bound |")
-    print("|---|---|---|---|---|---|---|")
+    lines = [
+        measured_by("vecmath_accuracy.py"),
+        "",
+        f"Accuracy: {a.n} points per function and dtype (and special values), seed {a.seed}, "
+        f"{time.time() - t0:.0f} s; reference: np.longdouble (x87 80-bit, glibc's *l functions).",
+        "",
+        "| function | dtype | max ulp (generic) | max ulp (host, FMA) | documented bound "
+        "| domain tested | NumPy's documented bound |",
+        "|---|---|---|---|---|---|---|",
+    ]
     worst = []
     for fn in functions:
         for dt in dtypes:
@@ -103,21 +141,33 @@ def main() -> None:
             dom = vs.domain_description(fn, dt)
             if fn in ("sin", "cos", "tan"):
                 dom = f"abs(x) <= {vs.TRIG_LIMIT[fn, dt]:g}: " + dom
-            print(f"| {fn} | {dt} | {g['max_ulp']:.3f} | {h['max_ulp']:.3f} | {vs.DOCUMENTED_BOUND[fn, dt]:g} "
-                  f"| {dom} | {vs.NUMPY_BOUND[dt] if fn != 'tanh' or dt == 'float32' else '2 (SVML)'}{flag} |")
+            numpy_bound = vs.NUMPY_BOUND[dt] if fn != "tanh" or dt == "float32" else "2 (SVML)"
+            lines.append(
+                f"| {fn} | {dt} | {g['max_ulp']:.3f} | {h['max_ulp']:.3f} | {vs.DOCUMENTED_BOUND[fn, dt]:g} "
+                f"| {dom} | {numpy_bound}{flag} |"
+            )
             for which, r in (("generic", g), ("host", h)):
                 if r["max_ulp"] > vs.DOCUMENTED_BOUND[fn, dt] or r["special_mismatches"]:
                     worst.append((k, which, r["max_ulp"], r["worst_input"], r["special_mismatches"][:3]))
     if worst:
-        print("\nOUT OF BOUND:")
-        for w in worst:
-            print("  ", w)
+        lines += ["", "OUT OF BOUND:", *(f"    {w}" for w in worst)]
     if not a.no_speed:
-        print("\nspeed: 1e5 elements, numba JIT loop (host CPU) vs NumPy ufunc, best of 5 interleaved rounds\n")
-        print("| function | dtype | vecmath (us) | NumPy (us) | vecmath / NumPy |")
-        print("|---|---|---|---|---|")
+        lines += [
+            "",
+            "Speed: 1e5 elements, a numba JIT loop over the function (host CPU) against NumPy's ufunc "
+            "(`out=` given), in one process, interleaved rounds, best of 5.",
+            "",
+            "| function | dtype | vector math (µs) | NumPy (µs) | vector math ÷ NumPy |",
+            "|---|---|---|---|---|",
+        ]
         for fn, dt, ours, theirs in speed(functions, dtypes):
-            print(f"| {fn} | {dt} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} |")
+            lines.append(f"| {fn} | {dt} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} |")
+    text = "\n".join(lines)
+    print(text)
+    if not a.no_write:
+        write_section("vecmath", "## Vector math: accuracy and speed against NumPy\n\n" + text)
+    if worst:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
