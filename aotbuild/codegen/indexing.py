@@ -51,6 +51,8 @@ def _index_code(items: tuple[IndexItem, ...], dynamic: Iterator[str]) -> tuple[s
                 text += f":{entry(item.step)}"
             parts.append(text)
         axis += 1
+    while len(parts) > 1 and parts[-1] == ":":
+        parts.pop()  # the same view; numba keeps ``w[i]`` C-contiguous where ``w[i, :, :]`` is not
     return ", ".join(parts) if parts else "()", checks
 
 

@@ -82,6 +82,8 @@ def _context(
     return {
         "kind": op.kind,
         "numpy_name": _NUMPY_NAMES.get(op.kind, op.kind),
+        # Float max/min through LLVM's NaN-propagating intrinsics: the reduction vectorises.
+        "float_extreme": op.kind in ("min", "max") and dtype.kind == "f",
         "out_dtype": op.out_dtype,
         "ndim": ndim,
         "reduced": reduced,

@@ -102,7 +102,21 @@ class BasicIndex(Op):
         source = inputs[0]
         assert isinstance(source, Array)
         ndim = indexed_ndim(source.ndim, self.items)
-        return value_of(source.dtype, ndim, "A")
+        return value_of(source.dtype, ndim, "C" if source.layout == "C" and self.keeps_contiguity else "A")
+
+    @property
+    def keeps_contiguity(self) -> bool:
+        """Whether the view of a C-contiguous array is C-contiguous: integers, then at most one
+        slice without a step, then whole axes (``w[i]``, ``x[2:5]``, ``b[i, :]``). numba types the
+        generated index (trailing whole slices dropped) so too, and loops over it vectorise."""
+        items = list(self.items)
+        while len(items) > 1 and items[-1] == IndexSlice(None, None, None):
+            items.pop()
+        leading = 0
+        while leading < len(items) and isinstance(items[leading], IndexInt):
+            leading += 1
+        rest = items[leading:]
+        return not rest or (len(rest) == 1 and isinstance(rest[0], IndexSlice) and rest[0].step is None)
 
 
 @dataclass(frozen=True)
