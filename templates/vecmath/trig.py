@@ -36,6 +36,17 @@ def _sin_cos_poly(sh, sl):
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _subtract_pi_rest(sh, sl, dqh, dql, scale):
+    """(sh, sl) - (dqh + dql) * scale * (pi's three low parts in SLEEF's four-part split), in
+    double-double: the tail of every Cody-Waite reduction here (scale 1 or 0.5: exact)."""
+    sh, sl = _dd_add2_dd_d(sh, sl, dqh * (-3.1786509424591713469e-08 * scale))
+    sh, sl = _dd_add2_dd_d(sh, sl, dql * (-3.1786509424591713469e-08 * scale))
+    sh, sl = _dd_add2_dd_d(sh, sl, dqh * (-1.2246467864107188502e-16 * scale))
+    sh, sl = _dd_add2_dd_d(sh, sl, dql * (-1.2246467864107188502e-16 * scale))
+    return _dd_add_dd_d(sh, sl, (dqh + dql) * (-1.2736634327021899816e-24 * scale))
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _reduce_pi(d):
     """d - q*pi as a double-double and q's parity, exact products for |d| <= 1e14
     (SLEEF xsin_u1 middle range)."""
@@ -43,11 +54,7 @@ def _reduce_pi(d):
     dql, ql = _rint_small_both(_mla(d, 0.3183098861837906715377675, -dqh))
     u = _mla(dqh, -3.1415926218032836914, d)
     sh, sl = _dd_add_d_d(u, dql * -3.1415926218032836914)
-    sh, sl = _dd_add2_dd_d(sh, sl, dqh * -3.1786509424591713469e-08)
-    sh, sl = _dd_add2_dd_d(sh, sl, dql * -3.1786509424591713469e-08)
-    sh, sl = _dd_add2_dd_d(sh, sl, dqh * -1.2246467864107188502e-16)
-    sh, sl = _dd_add2_dd_d(sh, sl, dql * -1.2246467864107188502e-16)
-    sh, sl = _dd_add_dd_d(sh, sl, (dqh + dql) * -1.2736634327021899816e-24)
+    sh, sl = _subtract_pi_rest(sh, sl, dqh, dql, 1.0)
     return sh, sl, ql
 
 
@@ -62,11 +69,7 @@ def _reduce_pi_half_odd(d):
     dql = qf + qf + 1.0
     u = _mla(dqh, -3.1415926218032836914 * 0.5, d)
     sh, sl = _dd_add2_d_d(u, dql * (-3.1415926218032836914 * 0.5))
-    sh, sl = _dd_add2_dd_d(sh, sl, dqh * (-3.1786509424591713469e-08 * 0.5))
-    sh, sl = _dd_add2_dd_d(sh, sl, dql * (-3.1786509424591713469e-08 * 0.5))
-    sh, sl = _dd_add2_dd_d(sh, sl, dqh * (-1.2246467864107188502e-16 * 0.5))
-    sh, sl = _dd_add2_dd_d(sh, sl, dql * (-1.2246467864107188502e-16 * 0.5))
-    sh, sl = _dd_add_dd_d(sh, sl, (dqh + dql) * (-1.2736634327021899816e-24 * 0.5))
+    sh, sl = _subtract_pi_rest(sh, sl, dqh, dql, 0.5)
     return sh, sl, ql
 
 
@@ -113,11 +116,7 @@ def _reduce_pi_half(d):
     ql = _rint_small_i64(dql)
     u = _mla(dqh, -3.1415926218032836914 * 0.5, d)
     sh, sl = _dd_add_d_d(u, dql * (-3.1415926218032836914 * 0.5))
-    sh, sl = _dd_add2_dd_d(sh, sl, dqh * (-3.1786509424591713469e-08 * 0.5))
-    sh, sl = _dd_add2_dd_d(sh, sl, dql * (-3.1786509424591713469e-08 * 0.5))
-    sh, sl = _dd_add2_dd_d(sh, sl, dqh * (-1.2246467864107188502e-16 * 0.5))
-    sh, sl = _dd_add2_dd_d(sh, sl, dql * (-1.2246467864107188502e-16 * 0.5))
-    sh, sl = _dd_add_dd_d(sh, sl, (dqh + dql) * (-1.2736634327021899816e-24 * 0.5))
+    sh, sl = _subtract_pi_rest(sh, sl, dqh, dql, 0.5)
     return sh, sl, ql
 
 
