@@ -27,15 +27,19 @@ class Helper:
     library: tuple[str, ...] = ()
     """The vector math functions its code calls (they come with it)."""
 
+    suffix: str = ""
+    """Tells apart two renderings of one template in a module: a loop's exact rerun calls the C
+    library where its first run calls the vector math (``power_scalar_exponent_float64_exact``)."""
+
     @property
     def function(self) -> str:
         base = (
             self.template.rsplit("_", 1)[0] if self.template.endswith(("_float", "_int")) else self.template
         )
-        return f"{base}_{self.dtype}"
+        return f"{base}_{self.dtype}{self.suffix}"
 
     def render_context(self) -> dict[str, object]:
-        return {"dtype": self.dtype, **dict(self.context)}
+        return {"dtype": self.dtype, "function": self.function, **dict(self.context)}
 
 
 def _integer_context(dtype: np.dtype) -> tuple[tuple[str, object], ...]:
@@ -108,8 +112,9 @@ def scalar_expression(
         helper = Helper("power_int", dtype.name, _integer_context(dtype))
     elif fn == "power" and kind == "f" and scalar_inputs[1]:
         general = vector or "np.power"
+        suffix = "_exact" if exact and vector_function(fn, dtype.name) else ""
         helper = Helper(
-            "power_scalar_exponent", dtype.name, (("general", general),), (vector,) if vector else ()
+            "power_scalar_exponent", dtype.name, (("general", general),), (vector,) if vector else (), suffix
         )
     elif fn in ("left_shift", "right_shift") and kind in "iu":
         # Shifting by the bit width or more is undefined in LLVM; NumPy defines it.

@@ -66,3 +66,23 @@ def test_golden(name: str) -> None:
     if os.environ.get("AOTBUILD_UPDATE_GOLDEN"):
         path.write_text(text)
     assert text == path.read_text(), f"{name} changed; rerun with AOTBUILD_UPDATE_GOLDEN=1 if intended"
+
+
+def test_a_loop_and_its_exact_rerun_keep_their_own_power_helpers() -> None:
+    """``np.sin(x) ** 1.5``: the loop calls the vector power, the rerun with the C library's
+    functions (a huge sine argument) calls ``np.power``; one helper name for both made the first
+    loop call the second's, and stay scalar."""
+    from aotbuild.codegen.elementwise import render_fused
+    from aotbuild.config import GraphConfig
+    from aotbuild.config.signature import parse_signature
+    from aotbuild.graph import Graph
+    from aotbuild.rewrite.fuse import fuse_graph
+
+    config = GraphConfig(
+        name="g", function="m:g", signature=parse_signature("float64(float64)"), signature_text=""
+    )
+    (node,) = fuse_graph(Graph(config, ("x",), ((np.sin(traced("float64", 1)) ** 1.5).node,), False)).outputs
+    text = render_fused(node).text
+    assert "out[i0] = power_scalar_exponent_float64(t0, C0)" in text
+    assert "out[i0] = power_scalar_exponent_float64_exact(t0, C0)" in text
+    assert "return power_float64(x, y)" in text and "return np.power(x, y)" in text
