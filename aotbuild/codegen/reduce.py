@@ -151,14 +151,14 @@ def render_reduce(node: Node) -> OpModule:
 
 
 def _element(
-    name: str, arguments: list[str], indices: list[str], steps: list[str], fns: str, dtype: str
+    name: str, arguments: list[str], indices: list[str], lines: list[str], fns: str, dtype: str
 ) -> str:
     return "\n".join(
         [
             "@register_jitable",
             f"def {name}({', '.join(arguments + indices)}):",
             f'    """The reduced value ({fns}) at ({", ".join(indices)}), in {dtype}."""',
-            *(f"    {statement}" for statement in steps),
+            *(f"    {line}" for line in lines),
         ]
     )
 
@@ -178,24 +178,24 @@ def render_fused_reduce(node: Node) -> OpModule:
     value_dtype = op.steps[-1].out_dtype
     fns = "·".join(step.fn for step in op.steps)
     helpers: list[Helper] = []
-    elements = []
+    elements: list[str] = []
+
+    def add(name: str, arguments: list[str], at: list[str], reads: list[str]) -> None:
+        """An element function computing the fused value from ``reads``. Exact: the C library's
+        functions, never vector math (fuse keeps it out of reductions, which cannot run their
+        values again past its range)."""
+        body = fused_body(op.steps, slots, reads, exact=True)
+        helpers.extend(body.helpers)
+        lines = [*body.statements, f"return np.{value_dtype}({body.value})"]
+        elements.append(_element(name, arguments, at, lines, fns, value_dtype))
+
     # The axis or axes the innermost loops run along: read directly there when nothing is
     # broadcast along them, so LLVM sees the stride and vectorises.
     inner = _run_axes(op.axes, ndim) or [ndim - 1]
     direct_condition = plan.direct_on(inner)
-    # Vector math right only within a range (sin of a huge argument) is not used here: a
-    # reduction cannot run its values again cheaply, so those functions are the C library's.
-    exact = bool(fused_body(op.steps, slots, plan.reads).checks)
-    library: list[str] = []
-    for name, reads, arguments in (
-        ("element", plan.reads, inputs + steps),
-        *([("element_direct", plan.reads_direct_on(inner), inputs + steps)] if direct_condition else []),
-    ):
-        body = fused_body(op.steps, slots, reads, exact)
-        helpers += body.helpers
-        library += body.library
-        lines = [*body.statements, f"return np.{value_dtype}({body.value})"]
-        elements.append(_element(name, arguments, indices, lines, fns, value_dtype))
+    add("element", inputs + steps, indices, plan.reads)
+    if direct_condition:
+        add("element_direct", inputs + steps, indices, plan.reads_direct_on(inner))
     row_args: list[str] = []
     rows = plan.rows() if len(inner) == 1 and inner[0] == ndim - 1 else []
     if not any(is_row for _, _, is_row in rows):
@@ -210,13 +210,9 @@ def render_fused_reduce(node: Node) -> OpModule:
             f"{local[slot.name]}[{last}]" if slot.name in row_reads else local.get(slot.name, slot.name)
             for slot in slots
         ]
-        body = fused_body(op.steps, slots, reads, exact)
-        helpers += body.helpers
-        library += body.library
-        lines = [*body.statements, f"return np.{value_dtype}({body.value})"]
         scalars = [slot.name for slot in slots if not slot.is_constant and not slot.ndim]
         row_args = [*local.values(), *scalars]
-        elements.append(_element("element_row", row_args, [last], lines, fns, value_dtype))
+        add("element_row", row_args, [last], reads)
     reading = Reading(inputs, steps, direct_condition)
     title = (
         f"{op.kind}(fused {fns}({', '.join(s.describe() for s in slots)}), "
@@ -229,7 +225,7 @@ def render_fused_reduce(node: Node) -> OpModule:
         name=f"{op.kind}_fused",
         title=title,
         elements=elements,
-        helpers=helper_sources(helpers, library),
+        helpers=helper_sources(helpers),
         in_place_runs=False,
         axis_sources=plan.axis_sources,
         steps=plan.steps,
