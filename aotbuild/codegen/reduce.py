@@ -104,7 +104,6 @@ def _context(
         "run_length": " * ".join(f"n{axis}" for axis in run) or "1",
         "block": PAIRWISE_BLOCK,
         "wide_dtype": "complex128" if dtype.kind == "c" else "float64",
-        "plain": not reading.inputs,
         "rows": row_views or [],
         "element_row": f"element_row({', '.join(row_args)}, i{ndim - 1})" if row_args else "",
         "outer_reduced": [axis for axis in reduced if axis not in run],
