@@ -262,6 +262,7 @@ def _loop_module(
         loops=loops,
         exact_loops=exact_loops,
         views=views,
+        fused=isinstance(node.op, Fused),
     )
 
 
