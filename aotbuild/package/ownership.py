@@ -20,6 +20,7 @@ import os
 import shutil
 from pathlib import Path
 
+from ..codegen.vecmath import LICENCE_FILE as SLEEF_LICENCE_FILE
 from ..errors import OutputError
 from .licences import NUMBA_LICENCE_FILE
 
@@ -39,7 +40,7 @@ PACKAGE_FILES = frozenset(
         "_profile.py",
         "py.typed",
         NUMBA_LICENCE_FILE,
-        "LICENSE.sleef",  # vector math adapted from SLEEF (aotbuild.codegen.vecmath)
+        SLEEF_LICENCE_FILE,  # vector math adapted from SLEEF
     }
 )
 
