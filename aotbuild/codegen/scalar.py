@@ -13,9 +13,6 @@ import numpy as np
 from ..graph.ops import TRANSCENDENTAL
 from .vecmath import range_check, vector_function
 
-#: ufuncs of float loops that the vector math library computes (:mod:`aotbuild.codegen.vecmath`).
-VECTOR_MATH = TRANSCENDENTAL
-
 
 @dataclass(frozen=True)
 class Helper:
@@ -95,7 +92,7 @@ def scalar_expression(
         return ScalarCode(f"({args[1]} if {args[0]} else {args[2]})", [], [], [])
 
     assert dtype is not None
-    vector = None if exact else vector_function(fn, dtype.name) if fn in VECTOR_MATH else None
+    vector = None if exact else vector_function(fn, dtype.name) if fn in TRANSCENDENTAL else None
     if fn == "absolute" and kind == "c" and not exact:
         # NumPy's complex abs is hypot(real, imag).
         hypot = vector_function("hypot", np.dtype(dtype.char.lower()).name)

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+import numpy as np
+
 from ..graph import Elementwise, Graph, Node, Reduce
 from ..graph.calls import Call
 from ..graph.fused import Fused, FusedReduce, FusedStep
@@ -84,8 +86,8 @@ def _transcendental(item: Node, uses: Counter[int]) -> bool:
     op = item.op
     if not isinstance(op, Elementwise):
         return False
-    kind = op.in_dtypes[0][:5] if op.in_dtypes else ""
-    if (op.fn in TRANSCENDENTAL and kind in ("float", "compl")) or (op.fn == "absolute" and kind == "compl"):
+    kind = np.dtype(op.in_dtypes[0]).kind if op.in_dtypes else ""
+    if (op.fn in TRANSCENDENTAL and kind in ("f", "c")) or (op.fn == "absolute" and kind == "c"):
         return True
     return any(_joins(inner, item, uses) and _transcendental(inner, uses) for inner in item.inputs)
 
