@@ -48,6 +48,7 @@ from .movement import (
     render_reshape,
     render_scan,
 )
+from .order import callees_first
 from .profile import CLOCK_DECLARATIONS, Timer, timed, timer_id
 from .reduce import render_fused_reduce, render_reduce
 from .templates import render, tuple_text
@@ -240,20 +241,7 @@ def _entry(
 
 def dependency_order(modules: dict[str, OpModule]) -> list[OpModule]:
     """Callees before callers; ties broken by symbol, so the order is the same every build."""
-    order: list[OpModule] = []
-    done: set[str] = set()
-
-    def visit(symbol: str) -> None:
-        if symbol in done:
-            return
-        done.add(symbol)
-        for callee in modules[symbol].calls:
-            visit(callee)
-        order.append(modules[symbol])
-
-    for symbol in sorted(modules):
-        visit(symbol)
-    return order
+    return [modules[symbol] for symbol in callees_first(modules, lambda symbol: modules[symbol].calls)]
 
 
 def make_plan(graphs: list[Graph], profile: bool = False) -> BuildPlan:

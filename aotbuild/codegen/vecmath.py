@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .order import callees_first
 from .templates import template_dir
 
 #: The licence of the code the library adapts, shipped with every package that compiles it in.
@@ -75,20 +76,9 @@ def sources(names: Iterable[str]) -> list[str]:
     """The sources of ``names`` and of every library function they use, each once, callees
     first (numba resolves globals when it compiles, but a reader reads top down)."""
     functions = library()
-    ordered: list[str] = []
-    seen: set[str] = set()
-
-    def visit(name: str) -> None:
-        if name in seen:
-            return
-        seen.add(name)
-        for used in sorted(functions[name].uses):
-            if used in functions and used != name:
-                visit(used)
-        ordered.append(name)
-
-    for name in sorted(set(names)):
-        visit(name)
+    ordered = callees_first(
+        names, lambda name: sorted(u for u in functions[name].uses if u in functions and u != name)
+    )
     return [functions[name].source for name in ordered]
 
 
