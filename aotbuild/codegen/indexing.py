@@ -19,6 +19,7 @@ from ..graph.array_ops import (
     SetMask,
     Squeeze,
     index_text,
+    trimmed,
 )
 from .module import OpModule, template_op
 from .slots import entry_text, input_slots
@@ -33,7 +34,7 @@ def _index_code(items: tuple[IndexItem, ...], dynamic: Iterator[str]) -> tuple[s
     parts: list[str] = []
     checks: list[dict[str, object]] = []
     axis = 0
-    for item in items:
+    for item in trimmed(items):  # as BasicIndex.keeps_contiguity reads them
         if isinstance(item, NewAxis):
             parts.append("None")
             continue
@@ -51,8 +52,6 @@ def _index_code(items: tuple[IndexItem, ...], dynamic: Iterator[str]) -> tuple[s
                 text += f":{entry(item.step)}"
             parts.append(text)
         axis += 1
-    while len(parts) > 1 and parts[-1] == ":":
-        parts.pop()  # the same view; numba keeps ``w[i]`` C-contiguous where ``w[i, :, :]`` is not
     return ", ".join(parts) if parts else "()", checks
 
 

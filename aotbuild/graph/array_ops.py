@@ -81,6 +81,15 @@ def indexed_ndim(ndim: int, items: tuple[IndexItem, ...]) -> int:
     return ndim - consumed + kept + added
 
 
+def trimmed(items: tuple[IndexItem, ...]) -> list[IndexItem]:
+    """``items`` without trailing whole slices (one item kept): the same view, which numba types
+    C-contiguous where the full index is not (``w[i]``, not ``w[i, :, :]``)."""
+    kept = list(items)
+    while len(kept) > 1 and kept[-1] == IndexSlice(None, None, None):
+        kept.pop()
+    return kept
+
+
 @dataclass(frozen=True)
 class BasicIndex(Op):
     """``a[1:, ::-1, None, i]``: a view (or, when every axis gets an integer, a scalar).
@@ -109,9 +118,7 @@ class BasicIndex(Op):
         """Whether the view of a C-contiguous array is C-contiguous: integers, then at most one
         slice without a step, then whole axes (``w[i]``, ``x[2:5]``, ``b[i, :]``). numba types the
         generated index (trailing whole slices dropped) so too, and loops over it vectorise."""
-        items = list(self.items)
-        while len(items) > 1 and items[-1] == IndexSlice(None, None, None):
-            items.pop()
+        items = trimmed(self.items)
         leading = 0
         while leading < len(items) and isinstance(items[leading], IndexInt):
             leading += 1
