@@ -240,18 +240,11 @@ def test_compiled_vector_math_keeps_its_accuracy_and_numpys_special_values(packa
     for fn in vs.BINARY:
         x, y = vs.binary_samples(fn, dtype, 3000, seed=6)
         results[fn] = (x, y), binary(x[None, :], y)[binary_names.index(fn)][0]
-    worst, special = {}, {}
-    for fn, (args, got) in results.items():
-        with np.errstate(all="ignore"):
-            want = getattr(np, fn)(*args)
-        ref = vs.reference(fn, *args)
-        wrong = vs.special_disagreements(got, want, ref, dtype)
-        if wrong.any():
-            special[fn] = [
-                (tuple(float(a[i]) for a in args), float(got[i]), float(want[i]))
-                for i in np.flatnonzero(wrong)[:3]
-            ]
-        worst[fn] = float(np.max(vs.ulp_errors(got, ref, dtype)))
+    scores = {fn: vs.score(fn, dtype, args, got) for fn, (args, got) in results.items()}
+    special = {
+        fn: found["special_mismatches"][:3] for fn, found in scores.items() if found["special_mismatches"]
+    }
+    worst = {fn: found["max_ulp"] for fn, found in scores.items()}
     assert special == {}, f"special values differ from NumPy's: {special}"
     over = {fn: error for fn, error in worst.items() if error > vs.DOCUMENTED_BOUND[fn, dtype]}
     assert over == {}, f"beyond the documented bound: {over}"

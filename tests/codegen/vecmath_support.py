@@ -438,7 +438,13 @@ def measure(ns: dict, fn: str, dtype: str, n: int, seed: int = 0) -> dict:
     if fn in ("sin", "cos", "tan"):
         keep = in_trig_range(args[0], fn, dtype)
         args = (args[0][keep],)
-    got = evaluate(ns, fn, dtype, *args)
+    return score(fn, dtype, args, evaluate(ns, fn, dtype, *args))
+
+
+def score(fn: str, dtype: str, args: tuple[np.ndarray, ...], got: np.ndarray) -> dict:
+    """``got`` (fn_dtype of ``args``, by the library or a compiled graph) against the long double
+    reference and NumPy's special results: the max ulp error, its input, and up to 10 inputs
+    where special results differ from NumPy's in a way the reference does not explain."""
     with np.errstate(all="ignore"):
         want = getattr(np, fn)(*args)
     ref = reference(fn, *args)
