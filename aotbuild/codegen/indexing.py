@@ -22,7 +22,7 @@ from ..graph.array_ops import (
     trimmed,
 )
 from .module import OpModule, template_op
-from .slots import entry_text, input_slots
+from .slots import Slot, entry_text, input_slots
 
 
 def _index_code(items: tuple[IndexItem, ...], dynamic: Iterator[str]) -> tuple[str, list[dict[str, object]]]:
@@ -73,6 +73,23 @@ def render_basic_index(node: Node) -> OpModule:
     )
 
 
+def _update_op(
+    template: str, node: Node, slots: list[Slot], title: str, inplace: Node | None, **context: object
+) -> OpModule:
+    """A functional update ``base[...] = value``: into a copy of the base, or, with ``inplace``
+    (the base, a temporary of the graph that dies here), into the base itself."""
+    written = inplace is not None
+    return template_op(
+        template,
+        node,
+        slots,
+        inplace=written,
+        name="setitem_inplace" if written else "setitem",
+        title=f"{title}, in place" if written else title,
+        **context,
+    )
+
+
 def render_set_index(node: Node, inplace: Node | None = None) -> OpModule:
     """``inplace``: the base, a temporary that dies here, written into instead of a copy."""
     op = node.op
@@ -81,13 +98,12 @@ def render_set_index(node: Node, inplace: Node | None = None) -> OpModule:
     base, value = slots[0], slots[1]
     index, checks = _index_code(op.items, iter(s.name for s in slots[2:]))
     title = f"{base.describe()}{index_text(op.items)} = {value.describe()} -> {node.type}"
-    return template_op(
+    return _update_op(
         "ops/setindex.py.j2",
         node,
         slots,
-        inplace=inplace is not None,
-        name="setitem_inplace" if inplace is not None else "setitem",
-        title=title + (", in place" if inplace is not None else ""),
+        title,
+        inplace,
         base=base.name,
         checks=checks,
         index=index,
@@ -215,13 +231,12 @@ def render_set_gather(node: Node, inplace: Node | None = None) -> OpModule:
     loops, picks = _loop_nest(loop_vars, extents, picks, index_vars[-1] if index_vars else None)
     target = loop_vars[: op.axis] + ["j"] + loop_vars[op.axis + index.ndim :]
     title = f"{base.describe()}[axis {op.axis}: {index.describe()}] = {value.describe()} -> {node.type}"
-    return template_op(
+    return _update_op(
         "ops/setgather.py.j2",
         node,
         slots,
-        inplace=inplace is not None,
-        name="setitem_inplace" if inplace is not None else "setitem",
-        title=title + (", in place" if inplace is not None else ""),
+        title,
+        inplace,
         base=base.name,
         axis=op.axis,
         extents=[{"name": name, "length": length} for name, length in zip(extents, region, strict=True)],
@@ -257,14 +272,12 @@ def render_set_mask(node: Node, inplace: Node | None = None) -> OpModule:
     assert isinstance(node.op, SetMask)
     slots = input_slots(node)
     base, mask, value = slots
-    return template_op(
+    return _update_op(
         "ops/setmask.py.j2",
         node,
         slots,
-        inplace=inplace is not None,
-        name="setitem_inplace" if inplace is not None else "setitem",
-        title=f"{base.describe()}[{mask.describe()}] = {value.describe()} -> {node.type}"
-        + (", in place" if inplace is not None else ""),
+        f"{base.describe()}[{mask.describe()}] = {value.describe()} -> {node.type}",
+        inplace,
         base=base.name,
         mask=mask.name,
         value=value.name,
