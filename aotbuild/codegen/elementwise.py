@@ -33,41 +33,42 @@ class Broadcast:
     inputs: list[tuple[str, int, frozenset[int]]]
     """Each input's name, dimensions (0: a scalar) and axes known to be of length 1."""
 
+    def _indices(self, axes: Collection[int]) -> list[list[str]]:
+        """Each input's index at the current loop indices (empty for a scalar), direct along
+        ``axes``, stepped along the other axes it may broadcast on, 0 where known to be 1."""
+        ndim = len(self.extents)
+        steps = {(step["source"], step["axis"]): step["name"] for step in self.steps}
+        indices = []
+        for name, dims, units in self.inputs:
+            index = []
+            for axis in range(dims):
+                along = axis + ndim - dims
+                step = steps.get((name, axis)) if along not in axes else None
+                index.append("0" if axis in units else f"i{along} * {step}" if step else f"i{along}")
+            indices.append(index)
+        return indices
+
     def reads_direct_on(self, axes: Collection[int]) -> list[str]:
         """Each input read at the current index, its name if a scalar: ``a0[i0 * s0_0, i1]``,
         indexed directly along ``axes`` (valid where :meth:`direct_on` holds); an axis known to
         be of length 1 is read at 0."""
-        ndim = len(self.extents)
-        steps = {(step["source"], step["axis"]) for step in self.steps}
-        reads = []
-        for k, (name, dims, units) in enumerate(self.inputs):
-            index = []
-            for axis in range(dims):
-                along = axis + ndim - dims
-                if axis in units:
-                    index.append("0")
-                    continue
-                stepped = (name, axis) in steps and along not in axes
-                index.append(f"i{along} * s{k}_{axis}" if stepped else f"i{along}")
-            reads.append(f"{name}[{', '.join(index)}]" if dims else name)
-        return reads
+        return [
+            f"{name}[{', '.join(index)}]" if dims else name
+            for (name, dims, _), index in zip(self.inputs, self._indices(axes), strict=True)
+        ]
 
     def rows(self) -> list[tuple[str, str, bool]]:
         """Each array input along the last axis at the current index of the others, as (input,
         code, is_row): its row as a view, ``("a0", "a0[i0 * s0_0, :]", True)``, to be read
         directly along that axis; or, when that axis is known to be of length 1, its one value
         there, ``("a1", "a1[i0 * s1_0, 0]", False)``."""
-        ndim = len(self.extents)
         found = []
-        reads = self.reads_direct_on([ndim - 1])
-        for (name, dims, units), index in zip(self.inputs, reads, strict=True):
-            if not dims:
-                continue
-            if dims - 1 in units:
-                found.append((name, index, False))
-            else:
-                head = index.rsplit(",", 1)[0] + ", :]" if "," in index else f"{name}[:]"
-                found.append((name, head, True))
+        for (name, dims, units), index in zip(
+            self.inputs, self._indices([len(self.extents) - 1]), strict=True
+        ):
+            if dims:
+                row = dims - 1 not in units
+                found.append((name, f"{name}[{', '.join(index[:-1] + [':'] if row else index)}]", row))
         return found
 
     def broadcast_views(self) -> tuple[list[str], list[str]]:
