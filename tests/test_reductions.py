@@ -77,6 +77,10 @@ def test_several_axes_are_numpys_bits(ext, reference, shape) -> None:
     c = np.random.default_rng(7).normal(size=shape)
     for name in ("plane_sums", "outer_inner_sums", "leading_sums", "grand_total"):
         same_bits(getattr(ext, name)(c), getattr(reference, name)(c))
+    c32 = c.astype(np.float32)
+    same_bits(ext.plane_variances32(c32), reference.plane_variances32(c32))
+    for m in (c[0] * 0.5, c[0, :1] * 0.5, c[0, :, :1] * 0.5):  # whole planes, then broadcast along the run
+        same_bits(ext.plane_deviations(c, m), reference.plane_deviations(c, m))
 
 
 def test_other_layouts_agree_within_rounding(ext, reference) -> None:
@@ -90,6 +94,11 @@ def test_other_layouts_agree_within_rounding(ext, reference) -> None:
     c = rng.normal(size=(4, 50, 60))[:, ::2, 1::2]
     for name in ("plane_sums", "outer_inner_sums", "leading_sums", "grand_total"):
         np.testing.assert_allclose(getattr(ext, name)(c), getattr(reference, name)(c), rtol=1e-12)
+    planes = rng.normal(size=(50, 60))[::2, 1::2]
+    for m in (planes, np.ascontiguousarray(planes)):  # c strided, then c and m
+        np.testing.assert_allclose(ext.plane_deviations(c, m), reference.plane_deviations(c, m), rtol=1e-12)
+    c32 = c.astype(np.float32)
+    np.testing.assert_allclose(ext.plane_variances32(c32), reference.plane_variances32(c32), rtol=1e-5)
 
 
 def test_special_values(ext, reference) -> None:

@@ -57,18 +57,26 @@ class Broadcast:
             for (name, dims, _), index in zip(self.inputs, self._indices(axes), strict=True)
         ]
 
-    def rows(self) -> list[tuple[str, str, bool]]:
-        """Each array input along the last axis at the current index of the others, as (input,
-        code, is_row): its row as a view, ``("a0", "a0[i0 * s0_0, :]", True)``, to be read
-        directly along that axis; or, when that axis is known to be of length 1, its one value
-        there, ``("a1", "a1[i0 * s1_0, 0]", False)``."""
+    def blocks(self, axes: list[int]) -> list[tuple[str, str, bool]] | None:
+        """Each array input over the trailing ``axes`` at the current index of the others, as
+        (input, code, is_block): its block as a view, ``("a0", "a0[i0 * s0_0, :, :]", True)``,
+        to be read as one run of values where no input is broadcast along ``axes``; or, where
+        its axes among them are all known to be of length 1, its one value there,
+        ``("a1", "a1[i0 * s1_0, 0, 0]", False)``. None when an input is neither (it spans only
+        some of ``axes``, or is known to be 1 along only some)."""
+        ndim = len(self.extents)
         found = []
-        for (name, dims, units), index in zip(
-            self.inputs, self._indices([len(self.extents) - 1]), strict=True
-        ):
-            if dims:
-                row = dims - 1 not in units
-                found.append((name, f"{name}[{', '.join(index[:-1] + [':'] if row else index)}]", row))
+        for (name, dims, units), index in zip(self.inputs, self._indices(axes), strict=True):
+            if not dims:
+                continue
+            spanned = [axis for axis in range(dims) if axis + ndim - dims in axes]
+            if all(axis in units for axis in spanned):
+                found.append((name, f"{name}[{', '.join(index)}]", False))
+            elif len(spanned) == len(axes) and not any(axis in units for axis in spanned):
+                block = [":" if axis in spanned else item for axis, item in enumerate(index)]
+                found.append((name, f"{name}[{', '.join(block)}]", True))
+            else:
+                return None
         return found
 
     def broadcast_views(self) -> tuple[list[str], list[str]]:

@@ -52,6 +52,18 @@ def centred_square_means(m, centre):
     return ((m - centre) ** 2).mean(axis=1)
 
 
+def plane_deviations(c, m):
+    """A fused value over two trailing axes: read as one row of each plane where c and m are
+    C-contiguous there and m is not broadcast along them."""
+    return ((c - m) ** 2).mean(axis=(1, 2))
+
+
+def plane_variances32(c):
+    """The plane's mean is one value per run (its axes are known to be 1 there)."""
+    centred = c - c.mean(axis=(1, 2), keepdims=True)
+    return (centred * centred).sum(axis=(1, 2))
+
+
 def column_products(m):
     return np.prod(m, axis=0)
 
