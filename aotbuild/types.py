@@ -58,11 +58,14 @@ class Array:
     """An array of ``ndim >= 1`` dimensions.
 
     ``layout`` is ``"A"`` (any strides, ``float64[:, :]``) or ``"C"`` (C order, ``[:, ::1]``).
+    ``readonly`` (numba's ``Array(..., readonly=True)``): a kernel may not write into it (numba
+    refuses the write when it types the kernel); read-only NumPy arrays are accepted either way.
     """
 
     dtype: str
     ndim: int
     layout: Literal["A", "C"] = "A"
+    readonly: bool = False
 
     def __post_init__(self) -> None:
         if self.dtype not in DTYPE_SPELLING:
@@ -73,9 +76,11 @@ class Array:
             raise ValueError(f"unsupported layout {self.layout!r}")
 
     def with_layout(self, layout: Literal["A", "C"]) -> Array:
-        return Array(self.dtype, self.ndim, layout)
+        return Array(self.dtype, self.ndim, layout, self.readonly)
 
     def __str__(self) -> str:
+        if self.readonly:
+            return f"Array({DTYPE_SPELLING[self.dtype]}, {self.ndim}, '{self.layout}', readonly=True)"
         dims = [":"] * self.ndim
         if self.layout == "C":
             dims[-1] = "::1"

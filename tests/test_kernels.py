@@ -91,13 +91,21 @@ def test_kernels_refuse_read_only_arrays(package) -> None:
         package.clip_inplace(x, 0.0, 1.0)
 
 
-def test_a_helper_called_by_two_kernels_is_compiled_once(built) -> None:
+def test_kernels_accept_read_only_arrays_declared_readonly(package) -> None:
+    x = np.array([-1.0, 0.5, 2.0, 0.25])
+    x.flags.writeable = False
+    assert package.count_clipped_readonly(x, 0.0, 1.0) == package.count_clipped(x.copy(), 0.0, 1.0) == 2
+    assert package.mean_and_norm_numba(x) == package.mean_and_norm(x.copy())
+    assert "readonly=True" in package.__graphs__["count_clipped_readonly"]["signature"]
+
+
+def test_a_helper_called_by_several_kernels_is_compiled_once(built) -> None:
     manifest = load_package(built).manifest()
     clamp = [symbol for symbol, op in manifest["ops"].items() if "kernel_graphs.clamp" in op["title"]]
     assert len(clamp) == 1
     (clamp_symbol,) = clamp
     users = [symbol for symbol, op in manifest["ops"].items() if clamp_symbol in op["calls"]]
-    assert len(users) == 2
+    assert len(users) == 3  # clip_inplace, and count_clipped for a writeable and a read-only x
     objects = built.package_dir.parent / ".aotbuild" / "kernels_ext" / "objects"
     for user in users:
         symbols = subprocess.run(
@@ -110,9 +118,14 @@ def test_a_helper_called_by_two_kernels_is_compiled_once(built) -> None:
         line for line in linked.splitlines() if line.endswith(f" {clamp_symbol}") and " U " not in line
     ]
     assert len(definitions) == 1
-    # norm2 is both a helper (of mean_and_norm) and a graph's kernel: one Op for the same code.
-    (norm2,) = [s for s, op in manifest["ops"].items() if "kernel_graphs.norm2" in op["title"]]
-    (dot,) = [s for s, op in manifest["ops"].items() if "kernel_graphs.dot" in op["title"]]
+    # norm2 is both a helper (of mean_and_norm) and a graph's kernel: one Op for the same code
+    # and types (mean_and_norm_numba calls it with a read-only array: another variant).
+    norm2_ops = [s for s, op in manifest["ops"].items() if "kernel_graphs.norm2" in op["title"]]
+    (norm2,) = [s for s in norm2_ops if "readonly" not in manifest["ops"][s]["title"]]
+    assert len(norm2_ops) == 2
+    (dot,) = [
+        s for s, op in manifest["ops"].items() if "kernel_graphs.dot" in op["title"] and "readonly" not in op["title"]
+    ]
     assert manifest["ops"][norm2]["calls"] == [dot]
     assert norm2 in manifest["ops"][manifest["graphs"]["norm2"]["entry"]]["calls"]
 

@@ -79,6 +79,8 @@ def test_several_axes_are_numpys_bits(ext, reference, shape) -> None:
         same_bits(getattr(ext, name)(c), getattr(reference, name)(c))
     c32 = c.astype(np.float32)
     same_bits(ext.plane_variances32(c32), reference.plane_variances32(c32))
+    c.flags.writeable = False  # declared readonly=True, in numba's spelling
+    same_bits(ext.plane_sums_readonly(c), reference.plane_sums(c))
     for m in (c[0] * 0.5, c[0, :1] * 0.5, c[0, :, :1] * 0.5):  # whole planes, then broadcast along the run
         same_bits(ext.plane_deviations(c, m), reference.plane_deviations(c, m))
 

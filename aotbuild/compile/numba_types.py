@@ -18,7 +18,9 @@ def to_numba(value: Result) -> nbtypes.Type:
     if isinstance(value, Scalar):
         return from_dtype(np.dtype(value.dtype))
     if isinstance(value, Array):
-        return nbtypes.Array(from_dtype(np.dtype(value.dtype)), value.ndim, value.layout)
+        return nbtypes.Array(
+            from_dtype(np.dtype(value.dtype)), value.ndim, value.layout, readonly=value.readonly
+        )
     if isinstance(value, TupleOf):
         return nbtypes.Tuple(tuple(to_numba(item) for item in value.items))
     return nbtypes.none
@@ -46,8 +48,6 @@ class UnsupportedType(TypeError):
 def _value_from_numba(nbtype: nbtypes.Type) -> Value:
     nbtype = nbtypes.unliteral(nbtype)
     if isinstance(nbtype, nbtypes.Array):
-        if not nbtype.mutable:
-            raise UnsupportedType(f"{nbtype} (a read-only array, such as a global constant)")
         if not nbtype.aligned:
             raise UnsupportedType(f"{nbtype} (an unaligned array)")
         try:
@@ -56,7 +56,8 @@ def _value_from_numba(nbtype: nbtypes.Type) -> Value:
             raise UnsupportedType(str(nbtype)) from None
         # Fortran order is carried as "any layout": numba casts F to A at the call.
         layout: Literal["A", "C"] = "C" if nbtype.layout == "C" else "A"
-        return Array(_supported(dtype, nbtype), nbtype.ndim, layout)
+        # A read-only array (declared readonly=True, or a global constant) stays read-only.
+        return Array(_supported(dtype, nbtype), nbtype.ndim, layout, readonly=not nbtype.mutable)
     if isinstance(nbtype, nbtypes.Boolean):
         return Scalar("bool")
     if isinstance(nbtype, (nbtypes.Integer, nbtypes.Float, nbtypes.Complex)):

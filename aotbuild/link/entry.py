@@ -126,10 +126,12 @@ def _graph(plan: GraphPlan, linalg: bool, profile: bool) -> dict[str, object]:
     graph = plan.graph
     config = graph.config
     signature = config.signature
-    writes = config.mode == "kernel"
+    kernel = config.mode == "kernel"
     cast = config.cast == "same_kind"  # kernels writing into an array were refused at build time
     params = [
-        _param(name, value, writes, cast) for name, value in zip(graph.params, signature.args, strict=True)
+        # A kernel may write into an array, unless declared readonly (numba refused the writes).
+        _param(name, value, kernel and not (isinstance(value, Array) and value.readonly), cast)
+        for name, value in zip(graph.params, signature.args, strict=True)
     ]
     result = signature.result
     returns = "tuple" if isinstance(result, TupleOf) else "none" if isinstance(result, NoneType) else "single"
