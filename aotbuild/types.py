@@ -8,6 +8,7 @@ that spelling back: the round trip is exact, which is how generated modules decl
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -145,3 +146,45 @@ def value_of(dtype: np.dtype | str, ndim: int, layout: Literal["A", "C"] = "C") 
     """The type of a value with ``dtype`` and ``ndim`` (a scalar when ``ndim == 0``)."""
     name = np.dtype(dtype).name
     return Scalar(name) if ndim == 0 else Array(name, ndim, layout)
+
+
+#: C types of Cython exports aotbuild can call, and their dtypes (on 64-bit Linux).
+C_SCALARS = {"double": "float64", "float": "float32", "long": "int64", "Py_ssize_t": "int64", "int": "int32"}
+
+
+def cython_symbol(module: str, export: str) -> str:
+    """The symbol a compiled Op calls a Cython export by: ``aot_cy_scipy_special_cython_special_ndtri``
+    (defined in the package's shared object, forwarding to the export it resolves at run time)."""
+    return "aot_cy_" + re.sub(r"[^A-Za-z0-9_]", "_", module) + "_" + export
+
+
+@dataclass(frozen=True)
+class CythonExport:
+    """A C function a Cython module exports (its ``__pyx_capi__``), such as SciPy's
+    ``scipy.special.cython_special.ndtri``: compiled code calls it by :func:`cython_symbol`; the
+    package resolves that from the module's capsule on the first call of a graph needing it."""
+
+    module: str
+    export: str
+    result: str
+    """The result's dtype (a C double is ``float64``)."""
+
+    args: tuple[str, ...]
+    """The arguments' dtypes, without Cython's trailing ``int __pyx_skip_dispatch``."""
+
+    skip_dispatch: bool
+    """Whether the C function takes Cython's ``int __pyx_skip_dispatch`` last (passed 0)."""
+
+    c_signature: str
+    """The capsule's name: the C signature, ``double (double, int __pyx_skip_dispatch)``."""
+
+    @property
+    def symbol(self) -> str:
+        return cython_symbol(self.module, self.export)
+
+    @property
+    def signature(self) -> Signature:
+        return Signature(tuple(Scalar(dtype) for dtype in self.args), Scalar(self.result))
+
+    def __str__(self) -> str:
+        return f"{self.module}.{self.export}"

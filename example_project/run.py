@@ -33,6 +33,20 @@ for sample in (x, x[::7]):
     np.testing.assert_allclose(got, expected, rtol=1e-12)
 print(f"normal_logp         ok  {got:.6f}")
 
+# Statistics with scipy.special: traced gammaln/xlogy/logsumexp and a kernel calling ndtri,
+# against SciPy (which the package imports only when these graphs first run).
+import stats  # noqa: E402
+from scipy import special  # noqa: E402
+
+counts = rng.poisson(4.0, size=1000).astype(float)
+got = example_ext.negative_binomial_logp(counts, 3.5, 0.4)
+np.testing.assert_allclose(got, stats.negative_binomial_logp(counts, 3.5, 0.4), rtol=1e-13)
+mixture = (rng.normal(size=2000), np.array([0.3, 0.7]), np.array([-1.0, 2.0]), np.array([0.5, 1.5]))
+np.testing.assert_allclose(example_ext.mixture_logp(*mixture), stats.mixture_logp(*mixture), rtol=1e-13)
+p = np.linspace(0.001, 0.999, 999)
+np.testing.assert_array_equal(example_ext.normal_quantiles(p, 1.0, 2.0), 1.0 + 2.0 * special.ndtri(p))
+print(f"scipy.special (3)   ok  negative_binomial_logp={got:.6f}")
+
 # Reductions along axes, float32 stays float32 (NumPy 2 promotion).
 images = rng.random((3, 64, 48), dtype=np.float32) * 255
 centered = images - images.mean(axis=(1, 2), keepdims=True)

@@ -147,10 +147,19 @@ def helper_sources(helpers: list[Helper], library: Collection[str] = ()) -> list
         functions[0] = (
             f"# Vector math: adapted from SLEEF (see {vecmath.LICENCE_FILE} in the package).\n{functions[0]}"
         )
-    return functions + [
-        render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip()
-        for _, h in sorted(unique.items())
-    ]
+    imports = (
+        ["from aotbuild.compile.external import cython_export"]
+        if any(h.template == "cython_special" for h in helpers)
+        else []
+    )
+    return (
+        imports
+        + functions
+        + [
+            render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip()
+            for _, h in sorted(unique.items())
+        ]
+    )
 
 
 def _loop_inputs(node: Node) -> tuple[list[Slot], Broadcast, int]:

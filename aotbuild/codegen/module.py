@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..compile.compiler import CompileFlags
 from ..graph import Node
-from ..types import Signature
+from ..types import CythonExport, Signature
 from .slots import Slot, constants, parameters
 from .templates import render
 
@@ -48,6 +48,10 @@ class OpModule:
     flags: CompileFlags
     calls: tuple[str, ...]
     """Symbols of the compiled Ops this module declares and calls."""
+
+    externals: tuple[CythonExport, ...] = ()
+    """Cython exports the module calls (by :attr:`CythonExport.symbol`), which the package
+    resolves at run time."""
 
     @property
     def filename(self) -> str:
@@ -99,7 +103,20 @@ def op_module(
     calls: tuple[str, ...] = (),
 ) -> OpModule:
     symbol = make_symbol(name, text, function, signature, flags)
-    return OpModule(symbol, kind, title, text, function, signature, flags, calls)
+    externals = cython_exports_in(text)
+    return OpModule(symbol, kind, title, text, function, signature, flags, calls, externals)
+
+
+_CYTHON_EXPORT = re.compile(r'\bcython_export\("([\w.]+)", "(\w+)", "[^"]*"\)')
+
+
+def cython_exports_in(text: str) -> tuple[CythonExport, ...]:
+    """The Cython exports a generated module binds (``cython_export("module", "name", ...)``,
+    whichever template or kernel wrote it), by symbol."""
+    from ..trace.cython import lookup_export
+
+    found = {lookup_export(module, name) for module, name in _CYTHON_EXPORT.findall(text)}
+    return tuple(sorted(found, key=lambda export: export.symbol))
 
 
 def with_flags(module: OpModule, flags: CompileFlags) -> OpModule:

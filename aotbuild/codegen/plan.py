@@ -3,6 +3,7 @@ per graph, in dependency order (callees first)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -186,7 +187,7 @@ def _entry(
             module = planner.module_for(node, fast, inplace.get(node.key))
             if module.symbol not in declarations:
                 declarations[module.symbol] = {
-                    "name": fresh(f"{op.name}_"),
+                    "name": fresh(re.sub(r"\W", "_", op.name) + "_"),  # special.erf: special_erf_0
                     "variant": f"{module.symbol}: {module.signature}",
                     "title": module.title,
                 }

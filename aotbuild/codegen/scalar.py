@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..graph.ops import TRANSCENDENTAL
+from ..graph.ops import SPECIAL_PREFIX, TRANSCENDENTAL
 from .vecmath import range_check, vector_function
 
 
@@ -92,6 +92,8 @@ def scalar_expression(
         return ScalarCode(f"({args[1]} if {args[0]} else {args[2]})", [], [], [])
 
     assert dtype is not None
+    if fn.startswith(SPECIAL_PREFIX):
+        return _special(fn.removeprefix(SPECIAL_PREFIX), dtype.name, args)
     vector = None if exact else vector_function(fn, dtype.name) if fn in TRANSCENDENTAL else None
     if fn == "absolute" and kind == "c" and not exact:
         # NumPy's complex abs is hypot(real, imag).
@@ -132,6 +134,24 @@ def scalar_expression(
         checks = [f"{check}({args[0]})"] if check else []
         return ScalarCode(f"{vector}({joined})", [], [vector, *([check] if check else [])], checks)
     return ScalarCode(f"np.{fn}({joined})", [], [], [])
+
+
+def _special(name: str, dtype: str, args: list[str]) -> ScalarCode:
+    """scipy.special ``name``: a call of SciPy's C export (:mod:`aotbuild.trace.special`)."""
+    from ..trace.special import export_for
+
+    export, widened = export_for(name, dtype)
+    context = (
+        ("name", name),
+        ("module", export.module),
+        ("export", export.export),
+        ("signature", str(export.signature)),
+        ("export_dtype", export.result),
+        ("widened", widened),
+        ("nin", len(args)),
+    )
+    helper = Helper("cython_special", dtype, context, suffix=f"_{name}")
+    return ScalarCode(f"{helper.function}({', '.join(args)})", [helper], [], [])
 
 
 def load_expression(value: str, source_dtype: str, loop_dtype: str) -> str:

@@ -102,6 +102,9 @@ class Constant(Op):
         return value_of(self.value.dtype, self.value.ndim)
 
 
+#: An elementwise step ``special.erf`` computes ``scipy.special.erf`` (:mod:`aotbuild.trace.special`).
+SPECIAL_PREFIX = "special."
+
 #: ufuncs whose float loops run long code (vector math, :mod:`aotbuild.codegen.vecmath`): they
 #: are not fused into reductions (see :mod:`aotbuild.rewrite.fuse`).
 TRANSCENDENTAL = frozenset(

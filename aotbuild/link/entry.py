@@ -13,6 +13,7 @@ from ..codegen.profile import timer_id
 from ..codegen.templates import render
 from ..compile.adapter import ADAPTER_SUFFIX
 from ..types import Array, NoneType, TupleOf, Value
+from .cython import all_exports, forwarder, graph_exports
 from .linalg import PROVIDERS
 
 #: NumPy type numbers and C types by dtype name.
@@ -122,7 +123,7 @@ def graph_doc(plan: GraphPlan, linalg: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _graph(plan: GraphPlan, linalg: bool, profile: bool) -> dict[str, object]:
+def _graph(plan: GraphPlan, linalg: bool, profile: bool, cython: list[int]) -> dict[str, object]:
     graph = plan.graph
     config = graph.config
     signature = config.signature
@@ -148,6 +149,7 @@ def _graph(plan: GraphPlan, linalg: bool, profile: bool) -> dict[str, object]:
         "out": config.out,
         "timer": timer_id(f"graph {config.name}", plan.entry.symbol) if profile else None,
         "linalg": linalg,
+        "cython": cython,
         "doc": _c_string(graph_doc(plan, linalg)),
     }
 
@@ -177,7 +179,17 @@ def render_entry(
     (``graph_<name>.c``), so a changed graph recompiles its own file and the module only.
     ``linalg_graphs`` resolve BLAS/LAPACK on their first call; ``environments`` are the Ops'
     environment pointers (``<symbol>.env``) the module fills when it loads."""
-    graphs = [_graph(graph, graph.graph.name in linalg_graphs, bool(plan.timers)) for graph in plan.graphs]
+    exports = all_exports(plan)
+    index = {export.symbol: k for k, export in enumerate(exports)}
+    graphs = [
+        _graph(
+            graph,
+            graph.graph.name in linalg_graphs,
+            bool(plan.timers),
+            [index[export.symbol] for export in graph_exports(plan, graph)],
+        )
+        for graph in plan.graphs
+    ]
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
     sources = {
         "_native.c": render(
@@ -190,6 +202,7 @@ def render_entry(
             timers=plan.timers,
             environments=[{"name": name, "c_name": f"aot_env_{i}"} for i, name in enumerate(environments)],
             linalg_providers=PROVIDERS,
+            cython_exports=[forwarder(export, k) for k, export in enumerate(exports)],
         )
     }
     for graph_plan, graph in zip(plan.graphs, graphs, strict=True):

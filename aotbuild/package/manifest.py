@@ -75,7 +75,20 @@ def build_manifest(
             "graphs": list(linalg_graphs),
             "provider": ", ".join(PROVIDERS) if linalg_graphs else None,
         },
+        "cython": _cython_needs(plan),
     }
+
+
+def _cython_needs(plan: BuildPlan) -> dict[str, Any]:
+    """The Cython exports each graph calls (resolved on its first call), and their modules."""
+    from ..link.cython import all_exports, graph_exports
+
+    graphs = {}
+    for graph_plan in plan.graphs:
+        exports = graph_exports(plan, graph_plan)
+        if exports:
+            graphs[graph_plan.graph.config.name] = [str(export) for export in exports]
+    return {"graphs": graphs, "modules": sorted({export.module for export in all_exports(plan)})}
 
 
 def _target(target: Target) -> dict[str, Any]:

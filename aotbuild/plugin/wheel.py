@@ -66,6 +66,27 @@ def check_requirements(dist: Any, manifest: dict[str, Any], graphs: Path) -> Non
             f"aotbuild: error: graph(s) {', '.join(linalg)} of {graphs.name} use BLAS/LAPACK, which "
             'SciPy provides at run time: add "scipy" to [project] dependencies in pyproject.toml'
         )
+    for module in manifest.get("cython", {}).get("modules", []):
+        providers = _distributions_of(module)
+        if providers and not providers & listed:
+            users = [
+                g
+                for g, exports in manifest["cython"]["graphs"].items()
+                if any(e.startswith(module + ".") for e in exports)
+            ]
+            raise AotBuildError(
+                f"aotbuild: error: graph(s) {', '.join(users)} of {graphs.name} call functions {module} "
+                f'exports, found at run time: add "{sorted(providers)[0]}" to [project] dependencies '
+                "in pyproject.toml"
+            )
+
+
+def _distributions_of(module: str) -> set[str]:
+    """The installed distributions providing ``module``'s top-level package, normalised."""
+    from importlib.metadata import packages_distributions
+
+    names = packages_distributions().get(module.partition(".")[0], [])
+    return {re.sub(r"[-_.]+", "-", name).lower() for name in names}
 
 
 def _map_for_editable_install(dist: Any, package_dir: Path, graphs: Path) -> None:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..compile.compiler import CompileFlags
 from ..errors import KernelError
+from .cython import cython_export_of
 
 
 @dataclass
@@ -232,6 +233,13 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
         helper = python_function(value)
         if helper is not None and (helper is not value or not _numba_knows(value)):
             helpers[name] = value
+            continue
+        export = cython_export_of(qualname, name, value)
+        if export is not None:  # a C function pointer: called by name, resolved at run time
+            imports.append("from aotbuild.compile.external import cython_export")
+            constants.append(
+                f'{name} = cython_export("{export.module}", "{export.export}", "{export.signature}")'
+            )
             continue
         text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype)) else None
         if text is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -90,6 +91,32 @@ def _replacements() -> dict[tuple[Any, str], Callable[..., Any]]:
     replacements: dict[tuple[Any, str], Callable[..., Any]] = {(builtins, "len"): traced_len}
     for name, traced in _traced_versions().items():
         replacements[np, name] = _routed(getattr(np, name), traced)
+    replacements.update(_special_functions())
+    return replacements
+
+
+def _special_functions() -> dict[tuple[Any, str], Callable[..., Any]]:
+    """scipy.special's logsumexp, softmax and log_softmax (NumPy code that tracers cannot run:
+    SciPy's array-API layer iterates over its arguments), wherever a loaded module holds them
+    (``from scipy.special import logsumexp as lse`` too), routed to their traced versions."""
+    special = sys.modules.get("scipy.special")
+    if special is None:  # not imported: no user code can hold them
+        return {}
+    from .special import TRACED_FUNCTIONS
+
+    routed: dict[int, tuple[Any, Callable[..., Any]]] = {}
+    for name, traced in TRACED_FUNCTIONS.items():
+        original = getattr(special, name)
+        routed[id(original)] = (original, _routed(original, traced))
+    replacements: dict[tuple[Any, str], Callable[..., Any]] = {}
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if not isinstance(namespace, dict):
+            continue
+        for key, value in list(namespace.items()):
+            found = routed.get(id(value))
+            if found is not None and found[0] is value:
+                replacements[module, key] = found[1]
     return replacements
 
 

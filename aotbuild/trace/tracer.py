@@ -24,6 +24,7 @@ from . import linalg, movement
 from .indexing import setitem, subscript, take
 from .operands import Operand, as_operand
 from .reductions import apply_reduction
+from .special import apply_special, is_special
 from .ufuncs import KERNEL_HINT, apply_cast, apply_ufunc, copy, unsupported
 
 
@@ -116,6 +117,8 @@ class Tracer:
         if method == "__call__":
             if ufunc is np.matmul:
                 return self._matmul(*inputs, **kwargs)
+            if is_special(ufunc):
+                return Tracer(apply_special(ufunc, inputs, kwargs))
             return Tracer(apply_ufunc(ufunc, inputs, kwargs))
         if method == "reduce" and ufunc.__name__ in _UFUNC_REDUCTIONS:
             (array,) = inputs

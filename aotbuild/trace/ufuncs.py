@@ -54,7 +54,7 @@ def _result_operand(node: Node, operands: Sequence[Operand]) -> Operand:
     return Operand(node)
 
 
-def _fold(function, operands: Sequence[Operand], out_dtype: np.dtype) -> Operand:
+def fold(function, operands: Sequence[Operand], out_dtype: np.dtype) -> Operand:
     """Evaluate with NumPy now: every operand is a constant."""
     values = []
     for op in operands:
@@ -104,7 +104,7 @@ def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, objec
         raise TraceError(f"np.{name}({types}): {exc}") from None
     in_dtypes, out_dtype = loop[: ufunc.nin], loop[-1]
     if all(op.constant is not None for op in operands):
-        return _fold(ufunc, operands, out_dtype)
+        return fold(ufunc, operands, out_dtype)
     return elementwise(name, operands, in_dtypes, out_dtype)
 
 
@@ -115,7 +115,7 @@ def apply_where(condition: object, x: object, y: object) -> Operand:
     out_dtype = np.result_type(operands[1].probe(), operands[2].probe())
     dtypes = (np.dtype(bool), out_dtype, out_dtype)
     if all(op.constant is not None for op in operands):
-        return _fold(np.where, operands, out_dtype)
+        return fold(np.where, operands, out_dtype)
     result = elementwise("where", operands, dtypes, out_dtype)
     # np.where never returns a weak scalar.
     return Operand(result.node)

@@ -32,3 +32,27 @@ def test_a_package_of_the_project_with_that_name_is_not_overwritten(tmp_path: Pa
     ):
         copy_package(package, tmp_path / "lib")
     assert (theirs / "__init__.py").read_text() == "# the project's own\n"
+
+
+def test_graphs_calling_cython_exports_need_their_distribution_listed(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from aotbuild.plugin.wheel import check_requirements
+
+    manifest = {
+        "toolchain": {"numpy": "2.4.6"},
+        "linalg": {"graphs": []},
+        "cython": {
+            "graphs": {"t_cdf": ["scipy.special.cython_special.__pyx_fuse_0stdtr"]},
+            "modules": ["scipy.special.cython_special"],
+        },
+    }
+    with pytest.raises(
+        AotBuildError,
+        match=r"graph\(s\) t_cdf of graphs.toml call functions scipy.special.cython_special exports, "
+        r'found at run time: add "scipy" to \[project\] dependencies',
+    ):
+        check_requirements(SimpleNamespace(install_requires=["numpy>=2"]), manifest, tmp_path / "graphs.toml")
+    check_requirements(
+        SimpleNamespace(install_requires=["numpy>=2", "SciPy>=1.10"]), manifest, tmp_path / "graphs.toml"
+    )
