@@ -239,6 +239,8 @@ def _build_locked(
         graphs = rewrite(trace_project(project), fuse=fuse)
         nodes = {node.key for graph in graphs for node in graph.nodes()}
         progress.end(f"{len(graphs)} graph(s), {len(nodes)} distinct node(s)")
+        for config in (g.config for g in graphs if g.config.auto.startswith("kernel")):
+            progress.note(f'{config.name}: mode "auto" compiles it as a {config.auto}')
 
         progress.begin("codegen")
         plan = make_plan(graphs, profile=profile)

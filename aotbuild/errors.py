@@ -24,6 +24,15 @@ class TraceError(AotBuildError):
     """A graph function could not be traced into Ops."""
 
 
+class RunTimeValueError(TraceError):
+    """Tracing stopped where Python needs a value known only at run time: ``if``/``while`` on a
+    traced value, ``range()`` of one, ``int()``, iteration. ``mode = "auto"`` compiles such a
+    function as a kernel instead."""
+
+    stopped: str = ""
+    """``file:line (`code`): what`` — where tracing stopped and on what (set by the driver)."""
+
+
 class KernelError(AotBuildError):
     """A kernel (or a helper it calls) cannot be turned into a self-contained module."""
 

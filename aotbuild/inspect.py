@@ -66,6 +66,7 @@ def describe_graphs(package: Path, only: str | None = None) -> str:
             "",
             f"{name}({', '.join(graph['parameters'])}): {graph['signature']}",
             f"  {graph['mode']} of {origin}; entry {graph['entry']}",
+            *([f'  chosen by mode = "auto": {graph["auto"]}'] if graph.get("auto") else []),
         ]
         for symbol in graph["ops"]:
             lines.append(f"  {symbol:<40} {ops[symbol]['title']}")

@@ -44,6 +44,11 @@ class Progress:
         if not self.quiet:
             self._write(f"aotbuild: {self._stage:<8} {message} ({elapsed:.2f} s)")
 
+    def note(self, message: str) -> None:
+        """A line under the stage just reported, shown unless quiet."""
+        if not self.quiet:
+            self._write(f"aotbuild:          {message}")
+
     def detail(self, message: str) -> None:
         if self.verbose and not self.quiet:
             with self._lock:

@@ -51,7 +51,7 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
         ),
         (GOOD, {"model.py": "raise RuntimeError('boom')\n"}, "importing 'model' raised RuntimeError: boom"),
         (
-            GOOD,
+            GOOD + 'mode = "trace"\n',  # the default, "auto", would compile it as a kernel
             {"model.py": "import numpy as np\n\ndef f(x):\n    return x if x.sum() > 0 else -x\n"},
             "model.py:4 (`return x if x.sum() > 0 else -x`): `if`, `while`, `and`, `or`",
         ),

@@ -131,7 +131,7 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         signature = parse_signature(signature_text)
     except SignatureError as exc:
         raise where.error(f"{signature_text!r}: {exc}", "signature") from None
-    mode = _string(table, "mode", where, "trace")
+    mode = _string(table, "mode", where, "auto")
     if mode not in MODES:
         raise where.error(f"expected one of {', '.join(map(repr, MODES))}, got {mode!r}", "mode")
     nogil = table.get("nogil", False)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..types import Signature
 
-MODES = ("trace", "kernel")
+MODES = ("auto", "trace", "kernel")
 
 #: CPU targets accepted by ``[package] target``.
 TARGETS = ("generic", "host", "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4")
@@ -59,8 +59,14 @@ class GraphConfig:
     signature_text: str
     """The signature as written, for messages and docstrings."""
 
-    mode: str = "trace"
-    """``trace`` (run on tracers, a graph of Ops) or ``kernel`` (compile the body as written)."""
+    mode: str = "auto"
+    """``trace`` (run on tracers, a graph of Ops), ``kernel`` (compile the body as written), or
+    ``auto`` (trace; a kernel where tracing stops on run-time control flow). Tracing resolves
+    ``auto`` to the mode used (see ``auto``)."""
+
+    auto: str = ""
+    """Set when ``mode = "auto"`` chose the mode: why, for the build's report and the manifest
+    (``traced``, or ``kernel: <where tracing stopped>``)."""
 
     nogil: bool = False
     """Release the GIL while the compiled function runs."""

@@ -105,7 +105,8 @@ def graph_doc(plan: GraphPlan, linalg: bool = False) -> str:
         f"{config.name}{config.signature_text[config.signature_text.index('(') :]} -> "
         f"{config.signature.result}",
         "",
-        f"Compiled by aotbuild from {config.function} (mode = {config.mode!r})"
+        f"Compiled by aotbuild from {config.function} (mode = {config.mode!r}"
+        + (", chosen by mode = 'auto')" if config.auto else ")")
         + (f", defined at {plan.graph.source}." if plan.graph.source else "."),
         f"Signature: {config.signature_text}",
     ]

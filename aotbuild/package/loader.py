@@ -52,10 +52,12 @@ def render_loader(
         described=[
             {
                 "name": g.graph.name,
-                "signature": g.graph.config.signature_text,
+                # Python literals: a signature may hold quotes (Array(float64, 1, "C")).
+                "signature": repr(g.graph.config.signature_text),
                 "function": g.graph.config.function,
                 "source": g.graph.source,
                 "mode": g.graph.config.mode,
+                "auto": repr(g.graph.config.auto),
                 "symbol": g.entry.symbol,
                 "contiguous_symbol": g.contiguous.symbol if g.contiguous else None,
                 "ops": g.symbols,

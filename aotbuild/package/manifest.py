@@ -35,6 +35,7 @@ def build_manifest(
             "function": config.function,
             "source": graph_plan.graph.source,
             "mode": config.mode,
+            "auto": config.auto,
             "signature": config.signature_text,
             "parameters": list(graph_plan.graph.params),
             "nogil": config.nogil,

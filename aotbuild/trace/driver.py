@@ -12,8 +12,9 @@ import importlib
 import inspect
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import numpy as np
 
 from .. import compile as _compile  # noqa: F401  (sets NUMBA_DISABLE_INTEL_SVML before user modules import numba)
 from ..config import GraphConfig, ProjectConfig, display_path
-from ..errors import AotBuildError, ConfigError, KernelError, TraceError
+from ..errors import AotBuildError, ConfigError, KernelError, RunTimeValueError, TraceError
 from ..graph import Argument, Graph, Kernel, Node
 from ..types import Array, NoneType, Result, Scalar, TupleOf
 from .kernels import KernelAnalyser
@@ -141,8 +142,9 @@ def parameter_names(config: GraphConfig, function: Any, project: ProjectConfig) 
     return tuple(p.name for p in positional[:declared])
 
 
-def _user_location(tb: Any) -> str | None:
-    """``file:line`` of the innermost traceback frame in the user's code."""
+def _user_location(tb: Any, root: Path | None = None) -> str | None:
+    """``file:line`` of the innermost traceback frame in the user's code (the file relative to
+    ``root`` when given and inside it, else as messages show paths)."""
     location = None
     for frame in traceback.extract_tb(tb):
         path = Path(frame.filename).resolve()
@@ -150,7 +152,10 @@ def _user_location(tb: Any) -> str | None:
             continue
         if frame.filename.startswith("<"):
             continue
-        location = f"{display_path(path)}:{frame.lineno}"
+        shown = (
+            path.relative_to(root).as_posix() if root and path.is_relative_to(root) else display_path(path)
+        )
+        location = f"{shown}:{frame.lineno}"
         code = (frame.line or "").strip()
         if code:
             location += f" (`{code}`)"
@@ -198,7 +203,16 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
     except AotBuildError as exc:
         location = _user_location(exc.__traceback__)
         at = f" {location}:" if location else ""
-        raise TraceError(f"{where}{at} {exc}") from None
+        if not isinstance(exc, RunTimeValueError):
+            raise TraceError(f"{where}{at} {exc}") from None
+        error = RunTimeValueError(f"{where}{at} {exc}")
+        # Where and why, for mode = "auto" to record: the file relative to the project (the
+        # manifest must not depend on where the build ran).
+        what = str(exc).split(" needs a traced value")[0].split(" (e.g. in range()")[0]
+        error.stopped = (
+            f"{_user_location(exc.__traceback__, project.root.resolve()) or config.function}: {what}"
+        )
+        raise error from None
     except Exception as exc:
         location = _user_location(exc.__traceback__)
         at = f" at {location}" if location else ""
@@ -257,16 +271,62 @@ def trace_project(project: ProjectConfig) -> list[Graph]:
         for config in project.graphs:
             function = import_function(config, project)
             params = parameter_names(config, function, project)
+            traced = partial(_traced, function=function, params=params, project=project)
+            kernel = partial(
+                kernel_graph, function=function, params=params, analyser=analyser, project=project
+            )
             if config.mode == "kernel":
-                graph = kernel_graph(config, function, params, analyser, project)
+                graph = kernel(config)
+            elif config.mode == "trace":
+                graph = traced(config)
             else:
-                graph = trace_graph(config, function, params, project)
-                contiguous = config.signature.contiguous()
-                if contiguous != config.signature:
-                    variant = replace(config, signature=contiguous, signature_text=str(contiguous))
-                    graph = replace(graph, contiguous=trace_graph(variant, function, params, project))
+                where = f"{display_path(project.path)}: [graphs.{config.name}]"
+                graph = _auto(config, traced, kernel, where)
             graphs.append(replace(graph, source=source_location(function, project.root)))
     return graphs
+
+
+def _traced(config: GraphConfig, function: Any, params: tuple[str, ...], project: ProjectConfig) -> Graph:
+    """The traced graph, with its variant for C-contiguous arrays where the signature has one."""
+    graph = trace_graph(config, function, params, project)
+    contiguous = config.signature.contiguous()
+    if contiguous != config.signature:
+        variant = replace(config, signature=contiguous, signature_text=str(contiguous))
+        graph = replace(graph, contiguous=trace_graph(variant, function, params, project))
+    return graph
+
+
+def _auto(
+    config: GraphConfig,
+    traced: Callable[[GraphConfig], Graph],
+    kernel: Callable[[GraphConfig], Graph],
+    where: str,
+) -> Graph:
+    """``mode = "auto"``: traced; compiled as a kernel where tracing stops on Python control flow
+    over run-time values (or the function returns nothing: it writes into its arguments)."""
+    if isinstance(config.signature.result, NoneType):
+        reason = "kernel: it returns none (it writes into its arguments)"
+    else:
+        try:
+            return traced(replace(config, mode="trace", auto="traced"))
+        except RunTimeValueError as exc:
+            reason = f"kernel: {exc.stopped}"
+            stopped = exc
+    if config.fastmath:
+        raise ConfigError(
+            f"{where} fastmath = true is for traced graphs, and this one is compiled as a kernel "
+            f"({reason.removeprefix('kernel: ')}); decorate the function with @njit(fastmath=True) "
+            'and remove fastmath, or declare mode = "kernel"'
+        )
+    try:
+        return kernel(replace(config, mode="kernel", auto=reason))
+    except KernelError as exc:
+        if isinstance(config.signature.result, NoneType):
+            raise
+        raise KernelError(
+            f'{stopped} — so mode = "auto" compiled it as a kernel, which failed too:\n'
+            f"{str(exc).removeprefix(where).strip()}"
+        ) from None
 
 
 def source_location(function: Any, root: Path) -> str:

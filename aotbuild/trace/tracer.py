@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from ..errors import TraceError
+from ..errors import RunTimeValueError, TraceError
 from ..graph import Dim, Node, Size
 from . import linalg, movement
 from .indexing import setitem, subscript, take
@@ -28,8 +28,8 @@ from .special import apply_special, is_special
 from .ufuncs import KERNEL_HINT, apply_cast, apply_ufunc, copy, unsupported
 
 
-def _run_time_value(what: str) -> TraceError:
-    return TraceError(
+def _run_time_value(what: str) -> RunTimeValueError:
+    return RunTimeValueError(
         f"{what} needs a traced value (computed from array values or sizes), known only at run time; "
         f"Python control flow and conversions cannot depend on it ({KERNEL_HINT})"
     )

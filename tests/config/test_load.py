@@ -30,7 +30,7 @@ def test_defaults(tmp_path: Path) -> None:
     assert config.package.target == "generic"
     assert config.out_dir == (tmp_path / "build").resolve()
     (graph,) = config.graphs
-    assert (graph.name, graph.function, graph.mode, graph.nogil) == ("f", "model:f", "trace", False)
+    assert (graph.name, graph.function, graph.mode, graph.nogil) == ("f", "model:f", "auto", False)
 
 
 def test_folder_means_its_graphs_toml(tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_command_line_overrides(tmp_path: Path) -> None:
             GOOD.replace('"model:f"', '"model.f"'),
             "[graphs.f] function: expected 'module:function', got 'model.f'",
         ),
-        (GOOD + 'mode = "jit"\n', "[graphs.f] mode: expected one of 'trace', 'kernel', got 'jit'"),
+        (GOOD + 'mode = "jit"\n', "[graphs.f] mode: expected one of 'auto', 'trace', 'kernel', got 'jit'"),
         (
             GOOD.replace('name = "demo"', 'name = "my-package"'),
             "[package] name: package name 'my-package' is not a valid Python identifier",
