@@ -156,8 +156,10 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     from .adapter import ADAPTER_SUFFIX, emit_adapter
     from .exceptions import portable_exception_data
     from .numba_types import omitted_defaults, signature_to_numba
+    from .overloads import register as register_overloads
 
     _check_no_svml()
+    register_overloads()  # NumPy calls numba lacks, for kernels (aotbuild/compile/overloads.py)
     module = load_module(request)
     function = module.__dict__[request.function]
     argtypes, restype = signature_to_numba(request.signature)

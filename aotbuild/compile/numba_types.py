@@ -48,6 +48,8 @@ class UnsupportedType(TypeError):
 def _value_from_numba(nbtype: nbtypes.Type) -> Value:
     nbtype = nbtypes.unliteral(nbtype)
     if isinstance(nbtype, nbtypes.Array):
+        if nbtype.ndim == 0:
+            raise UnsupportedType(f"{nbtype} (a 0-d array: return its value, a[()])")
         if not nbtype.aligned:
             raise UnsupportedType(f"{nbtype} (an unaligned array)")
         try:

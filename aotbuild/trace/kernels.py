@@ -251,6 +251,9 @@ def _prepare_numba() -> None:
     if not _numba_prepared:
         from numba.core.registry import cpu_target
 
+        from ..compile.overloads import register
+
+        register()
         cpu_target.target_context.refresh()
         cpu_target.typing_context.refresh()
         _numba_prepared = True

@@ -1,0 +1,272 @@
+"""NumPy in kernels where numba stops short: the calls the tracer understands, as numba overloads.
+
+numba's ``np.max``/``np.min``/``np.mean``/``np.prod``/``np.any``/``np.all`` (and those array
+methods) take no ``axis`` and none of them ``keepdims``; ``abs()`` takes no array;
+``np.zeros(n, dtype=bool)`` and ``x.astype(int)`` refuse Python types as dtypes. These overloads
+give those calls NumPy's meaning in kernels. They only add what numba refused (a method without
+arguments calls numba's own function), so code numba compiled before compiles as before; they
+are registered in the processes that analyse and compile kernels.
+
+Float sums along an axis add in C order, as numba's own ``np.sum(x, axis=k)`` does: a kernel
+gives numba's answers, not NumPy's pairwise bits (traced graphs give those).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+REDUCTIONS = ("sum", "prod", "mean", "max", "min", "any", "all")
+"""The reductions given ``axis`` and ``keepdims`` (also as ``amax``/``amin``)."""
+
+#: Python types NumPy accepts as dtypes, and the dtype each means.
+PYTHON_DTYPES: dict[Any, Any] = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+
+_registered = False
+
+
+def register() -> None:
+    """Register the overloads with numba (once per process)."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    from numba.core import types
+    from numba.extending import overload, overload_method
+
+    for kind in REDUCTIONS:
+        function = getattr(np, kind)
+        overload(function)(_reduction(kind))
+        if kind in ("max", "min"):
+            overload(getattr(np, f"a{kind}"))(_reduction(kind))
+        if kind != "sum":  # numba's x.sum() takes axis and dtype already
+            # Tried before numba's own method (which takes no argument: the attribute resolves to
+            # the first template that has it), so it takes every call, plain ones included.
+            overload_method(types.Array, kind, target="cpu")(_reduction(kind, method=True))
+
+    @overload(abs)
+    def array_abs(x):
+        if isinstance(x, types.Array):
+            return lambda x: np.abs(x)
+        return None
+
+    # Tried before numba's own, which takes a Python type as a dtype for some calls and gets it
+    # wrong (np.full(3, 7, dtype=int) made float64); other dtypes fall through to numba's.
+    for name in ("zeros", "ones", "empty"):
+        overload(getattr(np, name), target="cpu")(_creation(name))
+
+    @overload(np.full, target="cpu")
+    def full(shape, fill_value, dtype=None):
+        target = _python_dtype(dtype)
+        if target is None:
+            return None
+        return lambda shape, fill_value, dtype=None: np.full(shape, fill_value, target)
+
+    # Tried before numba's own astype (the attribute resolves to the first template that has it),
+    # so it takes every call: a Python type as NumPy reads it, any other dtype as given.
+    @overload_method(types.Array, "astype", target="cpu")
+    def astype(array, dtype):
+        target = _python_dtype(dtype)
+        if target is not None:
+
+            def from_python_type(array, dtype):
+                out = np.empty(array.shape, target)
+                out[...] = array
+                return out
+
+            return from_python_type
+
+        def impl(array, dtype):  # not array.astype(dtype): that would resolve to this overload
+            out = np.empty(array.shape, dtype)
+            out[...] = array
+            return out
+
+        return impl
+
+    from numba.core.registry import cpu_target
+
+    # Templates registered after numba loaded its registries reach typing at the next refresh.
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
+
+
+def _python_dtype(dtype: Any) -> Any:
+    """The NumPy type a Python type passed as a dtype means (``bool``: ``np.bool_``), if it is one."""
+    from numba.core import types
+
+    if isinstance(dtype, types.Function):
+        return PYTHON_DTYPES.get(dtype.typing_key)
+    return None
+
+
+def _creation(name: str) -> Any:
+    function = getattr(np, name)
+
+    def creation(shape, dtype=None):
+        target = _python_dtype(dtype)
+        if target is None:
+            return None
+        return lambda shape, dtype=None: function(shape, target)
+
+    return creation
+
+
+def _reduction(kind: str, method: bool = False) -> Any:
+    """The overload of ``np.<kind>(a, axis=..., keepdims=...)``: None (numba's own) without
+    them; as the method ``a.<kind>(...)``, NumPy's function without them."""
+    function = getattr(np, kind)
+
+    def typer(
+        a, axis=None, keepdims=False
+    ):  # unannotated: numba compares its signature with the implementation's
+        from numba.core import types
+        from numba.core.errors import TypingError
+
+        if not isinstance(a, types.Array):
+            return None
+        no_axis = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
+        keep = _literal_bool(keepdims)
+        if keep is None:  # typed again with literals: keepdims must be a constant there
+            return None
+        if no_axis and not keep:
+            return (lambda a, axis=None, keepdims=False: function(a)) if method else None
+        if kind == "sum" and isinstance(axis, types.Integer) and not keep:
+            return None  # numba's own np.sum(x, axis=k)
+        if no_axis:
+            count = a.ndim
+        elif isinstance(axis, types.Integer):
+            count = 1
+        elif isinstance(axis, types.BaseTuple) and all(isinstance(t, types.Integer) for t in axis):
+            count = len(axis)
+        else:
+            raise TypingError(f"np.{kind}(..., axis=...) takes None, an integer or a tuple of integers")
+        return _reduction_impl(kind, a, count, no_axis, keep, isinstance(axis, types.Integer))
+
+    return typer
+
+
+def _literal_bool(value: Any) -> bool | None:
+    from numba.core import types
+
+    if value is False or value is None or isinstance(value, (types.Omitted, types.NoneType)):
+        return False if not isinstance(value, types.Omitted) else bool(value.value)
+    if isinstance(value, types.BooleanLiteral):
+        return bool(value.literal_value)
+    if isinstance(value, bool):
+        return value
+    return None
+
+
+def _result_dtype(kind: str, dtype: Any) -> Any:
+    """NumPy's result dtype of ``kind`` over an array of ``dtype`` (a NumPy scalar type)."""
+    if kind in ("any", "all"):
+        return np.bool_
+    return getattr(np, kind)(np.ones(1, dtype)).dtype.type
+
+
+def _reduction_impl(kind: str, a: Any, count: int, all_axes: bool, keepdims: bool, one_axis: bool) -> Any:
+    """The implementation for an array like ``a`` reducing ``count`` axes (all, or those given):
+    the kept axes first, the reduced ones last (a C-contiguous copy, transposed), then one
+    reduction per row, reshaped to the kept axes (or to ones where reduced, with keepdims)."""
+    from numba.extending import register_jitable
+    from numba.np.numpy_support import as_dtype
+    from numba.np.unsafe.ndarray import to_fixed_tuple
+
+    ndim = a.ndim
+    out_ndim = ndim if keepdims else ndim - count
+    row_reduce = _ROW[kind]
+    mark = _ROW["all_axes" if all_axes else "one_axis" if one_axis else "axes"]
+    out_dtype = _result_dtype(kind, as_dtype(a.dtype).type)
+
+    @register_jitable
+    def rows_of(a, axis):  # the kept axes as rows, the reduced ones along them
+        reduced = np.zeros(ndim, np.bool_)
+        mark(reduced, axis)
+        order = np.empty(ndim, np.intp)
+        j = 0
+        outer = 1
+        for d in range(ndim):
+            if not reduced[d]:
+                order[j] = d
+                outer *= a.shape[d]
+                j += 1
+        inner = 1
+        for d in range(ndim):
+            if reduced[d]:
+                order[j] = d
+                inner *= a.shape[d]
+                j += 1
+        rows = np.ascontiguousarray(np.transpose(a, to_fixed_tuple(order, ndim))).reshape((outer, inner))
+        return rows, reduced
+
+    def impl(a, axis=None, keepdims=False):
+        rows, reduced = rows_of(a, axis)
+        out = np.empty(rows.shape[0], out_dtype)
+        for i in range(rows.shape[0]):
+            out[i] = row_reduce(rows[i])
+        shape = np.empty(out_ndim, np.intp)
+        j = 0
+        for d in range(ndim):
+            if keepdims:
+                shape[d] = 1 if reduced[d] else a.shape[d]
+            elif not reduced[d]:
+                shape[j] = a.shape[d]
+                j += 1
+        return out.reshape(to_fixed_tuple(shape, out_ndim))
+
+    def impl_scalar(a, axis=None, keepdims=False):  # every axis reduced: NumPy returns a scalar
+        rows, _ = rows_of(a, axis)
+        return row_reduce(rows[0])
+
+    if out_ndim == 0:
+        return impl_scalar
+    return impl
+
+
+def _row_functions() -> dict[str, Any]:
+    from numba import literal_unroll
+    from numba.extending import register_jitable
+
+    @register_jitable
+    def mark_one(reduced, given):
+        ndim = reduced.shape[0]
+        k = given + ndim if given < 0 else given
+        if k < 0 or k >= ndim:
+            raise ValueError("axis is out of bounds for the array")
+        if reduced[k]:
+            raise ValueError("duplicate value in 'axis'")
+        reduced[k] = True
+
+    @register_jitable
+    def mark_axes(reduced, axes):
+        for given in literal_unroll(axes):
+            mark_one(reduced, given)
+
+    @register_jitable
+    def mark_all(reduced, axis):
+        reduced[:] = True
+
+    return {
+        "one_axis": mark_one,
+        "axes": mark_axes,
+        "all_axes": mark_all,
+        "sum": register_jitable(lambda row: np.sum(row)),
+        "prod": register_jitable(lambda row: np.prod(row)),
+        "mean": register_jitable(lambda row: np.mean(row)),
+        "max": register_jitable(lambda row: np.max(row)),
+        "min": register_jitable(lambda row: np.min(row)),
+        "any": register_jitable(lambda row: np.any(row)),
+        "all": register_jitable(lambda row: np.all(row)),
+    }
+
+
+class _Rows(dict):  # type: ignore[type-arg]
+    """The one-row reductions, made on first use (they import numba)."""
+
+    def __missing__(self, kind: str) -> Any:
+        self.update(_row_functions())
+        return self[kind]
+
+
+_ROW: dict[str, Any] = _Rows()

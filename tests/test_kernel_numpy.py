@@ -1,0 +1,49 @@
+"""Kernels may use NumPy calls numba refuses and the tracer understands: reductions with
+``axis``/``keepdims`` (functions and array methods), ``abs()`` of an array, Python types as
+dtypes; each gives NumPy's answer."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from .conftest import PROJECTS, load_package
+
+sys.path.insert(0, str(PROJECTS / "kernel_numpy"))
+import kernel_numpy  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def package(build_project):
+    return load_package(build_project(PROJECTS / "kernel_numpy" / "graphs.toml"))
+
+
+def same(got, expected) -> None:
+    for g, e in zip(got, expected, strict=True):
+        assert np.asarray(g).dtype == np.asarray(e).dtype
+        np.testing.assert_allclose(g, e, rtol=1e-13)
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 5), (1, 1, 1), (2, 7, 1)])
+def test_reductions_with_axis_and_keepdims(package, shape) -> None:
+    images = np.random.default_rng(sum(shape)).normal(size=shape)
+    same(package.channel_stats(images), kernel_numpy.channel_stats(images))
+    same(package.channel_stats(images[:, ::-1]), kernel_numpy.channel_stats(images[:, ::-1]))
+    m = images.reshape(shape[0], -1)
+    same(package.logic_and_products(m), kernel_numpy.logic_and_products(m))
+
+
+def test_an_empty_maximum_raises_numpys_error(package) -> None:
+    with pytest.raises(ValueError, match="zero-size array"):
+        package.channel_stats(np.zeros((2, 3, 0)))
+
+
+def test_abs_of_a_complex_array_and_python_types_as_dtypes(package) -> None:
+    z = np.array([3 + 4j, -1j, 0j])
+    same((package.magnitudes(z),), (kernel_numpy.magnitudes(z),))
+    x = np.array([1.7, -2.2, 3.0, 0.0, np.nan])
+    same(package.counts(x[:3]), kernel_numpy.counts(x[:3]))
+    same(package.conversions(x[:4]), kernel_numpy.conversions(x[:4]))
+    assert package.conversions(x)[4].tolist() == x.astype(bool).tolist()  # nan is True
