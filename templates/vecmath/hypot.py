@@ -3,10 +3,10 @@
 The float64 function is aotbuild's own: exact squares (Dekker products, no FMA needed), their
 double-double sum, a square root and one Newton correction; power-of-two scaling keeps the
 squares in range. It replaced SLEEF's xhypot_u05 (two divisions and a double-double square root
-per element): 1.7x faster, measured 0.56 ulp (python bench/vecmath_accuracy.py --functions hypot). Its double-double
-helpers come from SLEEF (shibatch/sleef, src/libm/sleefsimddp.c), Copyright Naoki Shibata and
-contributors 2010 - 2024, distributed under the Boost Software License, Version 1.0 (see
-LICENSE.sleef beside this file).
+per element): 1.7x faster, measured 0.56 ulp (python bench/vecmath_accuracy.py --functions
+hypot). Its double-double helpers come from SLEEF (shibatch/sleef, src/libm/sleefsimddp.c),
+Copyright Naoki Shibata and contributors 2010 - 2024, distributed under the Boost Software
+License, Version 1.0 (see LICENSE.sleef beside this file).
 """
 
 import numpy as np
