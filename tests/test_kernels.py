@@ -124,7 +124,9 @@ def test_a_helper_called_by_several_kernels_is_compiled_once(built) -> None:
     (norm2,) = [s for s in norm2_ops if "readonly" not in manifest["ops"][s]["title"]]
     assert len(norm2_ops) == 2
     (dot,) = [
-        s for s, op in manifest["ops"].items() if "kernel_graphs.dot" in op["title"] and "readonly" not in op["title"]
+        s
+        for s, op in manifest["ops"].items()
+        if "kernel_graphs.dot" in op["title"] and "readonly" not in op["title"]
     ]
     assert manifest["ops"][norm2]["calls"] == [dot]
     assert norm2 in manifest["ops"][manifest["graphs"]["norm2"]["entry"]]["calls"]
@@ -164,3 +166,36 @@ def test_defaulted_parameters_the_signature_leaves_out_are_compiled_in(tmp_path)
     np.testing.assert_allclose(load_package(result).ewma(x), namespace["ewma"](x), rtol=1e-15)
     with pytest.raises(TypeError):
         load_package(result).ewma(x, 0.5)
+
+
+def test_helpers_reached_through_a_module_of_the_project(package, built) -> None:
+    x = np.array([0.1, -1.0, 3.0])
+    np.testing.assert_array_equal(package.scaled_clip(x, 5.0), kernel_graphs.scaled_clip(x, 5.0))
+    manifest = package.manifest()
+    (symbol,) = [s for s, op in manifest["ops"].items() if "kernel_graphs.scaled_clip" in op["title"]]
+    text = (built.package_dir / "_modules" / f"{symbol}.py").read_text()
+    assert 'kernel_helpers = _aot_module("kernel_helpers")' in text
+    assert "kernel_helpers.SCALE = 2.5" in text
+    assert "kernel_helpers.clamp_scaled = _aot_declare(" in text
+
+
+def test_a_module_used_other_than_for_its_attributes_is_refused(tmp_path) -> None:
+    from aotbuild.build import build
+    from aotbuild.errors import KernelError
+    from aotbuild.progress import Progress
+
+    from .conftest import write_project
+
+    path = write_project(
+        tmp_path,
+        '[package]\nname = "mod_ext"\n\n[graphs.f]\nfunction = "model:f"\n'
+        'signature = "float64(float64)"\nmode = "kernel"\n',
+        {
+            "tools.py": "def twice(v):\n    return 2.0 * v\n",
+            "model.py": "import tools\n\ndef f(v):\n    t = tools\n    return t.twice(v)\n",
+        },
+    )
+    with pytest.raises(
+        KernelError, match=r"uses the module `tools` \(tools\) other than as `tools.function\(...\)`"
+    ):
+        build(path, out_dir=str(tmp_path / "out"), progress=Progress(quiet=True))

@@ -184,7 +184,17 @@ class KernelAnalyser:
             return python
         stand_ins = {name: self._stand_in(name, helper, calls) for name, helper in info.helpers.items()}
         new_globals = dict(python.__globals__)
-        new_globals.update({k: v for k, v in stand_ins.items() if k not in python.__code__.co_freevars})
+        new_globals.update(
+            {k: v for k, v in stand_ins.items() if k not in python.__code__.co_freevars and "." not in k}
+        )
+        for name, stand_in in stand_ins.items():  # `helpers.f`: on a copy of the project's module
+            if "." in name:
+                module, attribute = name.split(".", 1)
+                if not isinstance(new_globals[module], _StandInModule):
+                    original = new_globals[module]
+                    new_globals[module] = _StandInModule(original.__name__)
+                    new_globals[module].__dict__.update(vars(original))
+                setattr(new_globals[module], attribute, stand_in)
         closure = None
         if python.__closure__:
             closure = tuple(
@@ -233,13 +243,17 @@ class KernelAnalyser:
         def _never_lowered(*args: Any) -> Any:  # typing only: code is generated from modules
             raise AssertionError("typing stand-ins are never lowered")
 
-        return intrinsic(fixed_arity(name, arity, typing))
+        return intrinsic(fixed_arity(name.replace(".", "_"), arity, typing))
 
     def _fail(self, message: str) -> None:
         """Remember a helper problem; numba's own error is replaced by it."""
         if self._pending_error is None:
             self._pending_error = KernelError(message)
         return None
+
+
+class _StandInModule(types.ModuleType):
+    """A project module with typing stand-ins for the helpers a kernel reaches through it."""
 
 
 _numba_prepared = False

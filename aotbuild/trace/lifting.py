@@ -194,6 +194,72 @@ def _numba_knows(value: Any) -> bool:
     return True
 
 
+def _module_attributes(code: types.CodeType, name: str) -> list[str] | None:
+    """The attributes ``code`` (and the code nested in it) reads from the global ``name``,
+    ``name.attr`` each; None when it uses ``name`` any other way."""
+    found: list[str] = []
+    instructions = list(dis.get_instructions(code))
+    for index, instruction in enumerate(instructions):
+        if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and instruction.argval == name:
+            following = instructions[index + 1] if index + 1 < len(instructions) else None
+            if following is None or following.opname not in ("LOAD_ATTR", "LOAD_METHOD"):
+                return None
+            if following.argval not in found:
+                found.append(following.argval)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            nested = _module_attributes(const, name)
+            if nested is None:
+                return None
+            found.extend(attribute for attribute in nested if attribute not in found)
+    return found
+
+
+def _lift(
+    qualname: str,
+    name: str,
+    value: Any,
+    names: list[str],
+    imports: list[str],
+    constants: list[str],
+    helpers: dict[str, Any],
+) -> None:
+    """Lift the global ``name`` (``module.attr`` for a project module's) bound to ``value``: a
+    helper, a Cython export, a constant, or an import; anything else is refused."""
+    helper = python_function(value)
+    if helper is not None and (helper is not value or not _numba_knows(value)):
+        helpers[name] = value
+        return
+    export = cython_export_of(qualname, name, value)
+    if export is not None:  # a C function pointer: called by name, resolved at run time
+        imports.append("from aotbuild.compile.external import cython_export")
+        constants.append(
+            f'{name} = cython_export("{export.module}", "{export.export}", "{export.signature}")'
+        )
+        return
+    text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype)) else None
+    if text is not None:
+        if "np." in text and "np" not in names:
+            imports.append("import numpy as np")
+        constants.append(f"{name} = {text}")
+        return
+    statement = _import_text(name, value) if "." not in name else None
+    if statement is None and isinstance(value, type) and issubclass(value, BaseException) and "." not in name:
+        statement = f"from {value.__module__} import {value.__qualname__} as {name}"
+    if statement is None:
+        raise KernelError(
+            f"`{qualname}` uses the global `{name}` ({type(value).__name__}), which aotbuild "
+            "cannot lift into a generated module; pass it as an argument or make it a "
+            "module-level constant, import or function"
+            + (
+                " (a library object reached through a module of the project: import it by name)"
+                if "." in name
+                else ""
+            )
+        )
+    imports.append(statement)
+
+
 def function_info(function: Any, root: Path) -> FunctionInfo:
     """Read ``function`` (a Python function or numba dispatcher) and classify its globals."""
     python = python_function(function)
@@ -221,42 +287,35 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
         else:
             continue  # numba reports the undefined name with its location
         if isinstance(value, types.ModuleType):
-            if not _is_library_module(value, root):
+            if _is_library_module(value, root):
+                alias = "" if value.__name__ == name else f" as {name}"
+                imports.append(f"import {value.__name__}{alias}")
+                continue
+            attributes = _module_attributes(python.__code__, name) if name not in closure else None
+            if not attributes:
                 raise KernelError(
-                    f"`{qualname}` uses the module `{name}` ({value.__name__}); import the "
-                    f"functions it needs by name (`from {value.__name__} import ...`) so "
-                    "aotbuild can compile them as helpers"
+                    f"`{qualname}` uses the module `{name}` ({value.__name__}) other than as "
+                    f"`{name}.function(...)` or `{name}.CONSTANT`; import what it needs by name "
+                    f"(`from {value.__name__} import ...`) so aotbuild can compile it"
                 )
-            alias = "" if value.__name__ == name else f" as {name}"
-            imports.append(f"import {value.__name__}{alias}")
+            # The module's functions and constants the code reads, on a module object of the
+            # generated module: `helpers.f(x)` reads as written, and calls f by declaration.
+            imports.append("from types import ModuleType as _aot_module")
+            constants.append(f'{name} = _aot_module("{value.__name__}")')
+            for attribute in attributes:
+                if not hasattr(value, attribute):
+                    continue  # numba reports the missing attribute with its location
+                _lift(
+                    qualname,
+                    f"{name}.{attribute}",
+                    getattr(value, attribute),
+                    names,
+                    imports,
+                    constants,
+                    helpers,
+                )
             continue
-        helper = python_function(value)
-        if helper is not None and (helper is not value or not _numba_knows(value)):
-            helpers[name] = value
-            continue
-        export = cython_export_of(qualname, name, value)
-        if export is not None:  # a C function pointer: called by name, resolved at run time
-            imports.append("from aotbuild.compile.external import cython_export")
-            constants.append(
-                f'{name} = cython_export("{export.module}", "{export.export}", "{export.signature}")'
-            )
-            continue
-        text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype)) else None
-        if text is not None:
-            if "np." in text and "np" not in names:
-                imports.append("import numpy as np")
-            constants.append(f"{name} = {text}")
-            continue
-        statement = _import_text(name, value)
-        if statement is None and isinstance(value, type) and issubclass(value, BaseException):
-            statement = f"from {value.__module__} import {value.__qualname__} as {name}"
-        if statement is None:
-            raise KernelError(
-                f"`{qualname}` uses the global `{name}` ({type(value).__name__}), which aotbuild "
-                "cannot lift into a generated module; pass it as an argument or make it a "
-                "module-level constant, import or function"
-            )
-        imports.append(statement)
+        _lift(qualname, name, value, names, imports, constants, helpers)
     return FunctionInfo(
         function=python,
         name=python.__name__,

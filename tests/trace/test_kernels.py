@@ -40,7 +40,8 @@ def kernel(x, n):
 
 
 def uses_module(x):
-    return np.sum(x) + mod.helper(x)
+    m = mod  # a project module used other than as mod.attribute
+    return np.sum(x) + m.helper(x)
 
 
 def uses_dict(x):
@@ -108,7 +109,7 @@ def test_declared_result_must_match(module) -> None:
         (
             "uses_module",
             "float64(float64[:])",
-            r"uses the module `mod` \(mod\); import the functions it needs by name",
+            r"uses the module `mod` \(mod\) other than as `mod.function\(...\)` or `mod.CONSTANT`",
         ),
         (
             "uses_dict",

@@ -2,6 +2,7 @@
 
 import math
 
+import kernel_helpers
 import numpy as np
 from numba import njit
 
@@ -92,3 +93,11 @@ def mixed(flags, n, scale):
     for i in range(flags.shape[0]):
         out[i] = n if flags[i] else -n
     return out, np.float32(scale * 2)
+
+
+def scaled_clip(x, high):
+    """Helpers and constants reached through a module of the project, as written."""
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = kernel_helpers.clamp_scaled(x[i], 0.0, high) + kernel_helpers.SCALE
+    return out
