@@ -10,7 +10,28 @@ from scipy import special
 from scipy.special import gammaln, log_softmax, softmax, xlogy
 from scipy.special import logsumexp as lse
 
-NAMES = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "gammaln", "gamma", "digamma", "betaln", "expit", "logit", "log_expit", "xlogy", "xlog1py", "entr", "rel_entr", "i0e", "i1e"]
+NAMES = [
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "ndtr",
+    "ndtri",
+    "log_ndtr",
+    "gammaln",
+    "gamma",
+    "digamma",
+    "betaln",
+    "expit",
+    "logit",
+    "log_expit",
+    "xlogy",
+    "xlog1py",
+    "entr",
+    "rel_entr",
+    "i0e",
+    "i1e",
+]
 
 
 def every_function(x):
