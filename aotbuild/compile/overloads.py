@@ -13,6 +13,7 @@ gives numba's answers, not NumPy's pairwise bits (traced graphs give those).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -149,12 +150,12 @@ def _reduction(kind: str, method: bool = False) -> Any:
 def _literal_bool(value: Any) -> bool | None:
     from numba.core import types
 
-    if value is False or value is None or isinstance(value, (types.Omitted, types.NoneType)):
-        return False if not isinstance(value, types.Omitted) else bool(value.value)
+    if isinstance(value, types.Omitted):
+        return bool(value.value)
     if isinstance(value, types.BooleanLiteral):
         return bool(value.literal_value)
-    if isinstance(value, bool):
-        return value
+    if value is None or isinstance(value, (bool, types.NoneType)):
+        return bool(value)
     return None
 
 
@@ -175,8 +176,8 @@ def _reduction_impl(kind: str, a: Any, count: int, all_axes: bool, keepdims: boo
 
     ndim = a.ndim
     out_ndim = ndim if keepdims else ndim - count
-    row_reduce = _ROW[kind]
-    mark = _ROW["all_axes" if all_axes else "one_axis" if one_axis else "axes"]
+    row_reduce = _row_functions()[kind]
+    mark = _row_functions()["all_axes" if all_axes else "one_axis" if one_axis else "axes"]
     out_dtype = _result_dtype(kind, as_dtype(a.dtype).type)
 
     @register_jitable
@@ -224,7 +225,9 @@ def _reduction_impl(kind: str, a: Any, count: int, all_axes: bool, keepdims: boo
     return impl
 
 
+@lru_cache(maxsize=1)
 def _row_functions() -> dict[str, Any]:
+    """The one-row reductions and the axis markers, jitted helpers made on first use."""
     from numba import literal_unroll
     from numba.extending import register_jitable
 
@@ -251,22 +254,10 @@ def _row_functions() -> dict[str, Any]:
         "one_axis": mark_one,
         "axes": mark_axes,
         "all_axes": mark_all,
-        "sum": register_jitable(lambda row: np.sum(row)),
-        "prod": register_jitable(lambda row: np.prod(row)),
-        "mean": register_jitable(lambda row: np.mean(row)),
-        "max": register_jitable(lambda row: np.max(row)),
-        "min": register_jitable(lambda row: np.min(row)),
-        "any": register_jitable(lambda row: np.any(row)),
-        "all": register_jitable(lambda row: np.all(row)),
+        **{kind: register_jitable(_of_one_row(getattr(np, kind))) for kind in REDUCTIONS},
     }
 
 
-class _Rows(dict):  # type: ignore[type-arg]
-    """The one-row reductions, made on first use (they import numba)."""
-
-    def __missing__(self, kind: str) -> Any:
-        self.update(_row_functions())
-        return self[kind]
-
-
-_ROW: dict[str, Any] = _Rows()
+def _of_one_row(function: Any) -> Any:
+    """``np.max``-style ``function`` of a whole row (numba's own: no axis)."""
+    return lambda row: function(row)

@@ -19,8 +19,8 @@ import numpy as np
 from ..errors import TraceError
 from ..graph.ops import SPECIAL_PREFIX
 from ..types import CythonExport
-from .operands import Operand, as_operand, check_dtype
-from .ufuncs import elementwise, fold
+from .operands import Operand
+from .ufuncs import elementwise, fold, ufunc_loop
 
 MODULE = "scipy.special.cython_special"
 
@@ -68,23 +68,13 @@ def export_for(name: str, dtype: str) -> tuple[CythonExport, bool]:
 
 def apply_special(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, object]) -> Operand:
     name = ufunc.__name__
-    for key, value in kwargs.items():
-        if key == "out" and (value is None or isinstance(value, tuple) and all(v is None for v in value)):
-            continue
-        raise TraceError(f"scipy.special.{name}(..., {key}=...) is not supported while tracing")
-    if len(args) != ufunc.nin:
-        raise TraceError(f"scipy.special.{name} takes {ufunc.nin} argument(s), got {len(args)}")
-    operands = [as_operand(arg) for arg in args]
-    for op in operands:
-        check_dtype(op.dtype, f"an argument of scipy.special.{name}")
-    weak_only = all(op.weak for op in operands)
-    seen = tuple(op.dtype if weak_only else op.resolution_dtype for op in operands)
-    try:
-        loop = ufunc.resolve_dtypes(seen + (None,))
-    except Exception as exc:
-        types = ", ".join(getattr(t, "name", getattr(t, "__name__", str(t))) for t in seen)
-        raise TraceError(f"scipy.special.{name}({types}): {exc}") from None
-    in_dtypes, out_dtype = loop[: ufunc.nin], loop[-1]
+    operands, in_dtypes, out_dtype = ufunc_loop(
+        ufunc,
+        f"scipy.special.{name}",
+        args,
+        kwargs,
+        lambda what: TraceError(f"{what} is not supported while tracing"),
+    )
     if all(op.constant is not None for op in operands):
         return fold(ufunc, operands, out_dtype)
     if any(np.dtype(d).name not in ("float32", "float64") for d in (*in_dtypes, out_dtype)):

@@ -7,7 +7,7 @@ operand is a constant the operation is evaluated now, by NumPy, and becomes a co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -80,19 +80,25 @@ def elementwise(
     return _result_operand(Node.make(op, tuple(o.node for o in cast)), operands)
 
 
-def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, object]) -> Operand:
-    name = ufunc.__name__
-    if ufunc.nout != 1 or name not in SUPPORTED_UFUNCS:
-        raise unsupported(f"np.{name}")
+def ufunc_loop(
+    ufunc: np.ufunc,
+    shown: str,
+    args: Sequence[object],
+    kwargs: dict[str, object],
+    refuse: Callable[[str], TraceError],
+) -> tuple[list[Operand], tuple[np.dtype, ...], np.dtype]:
+    """The operands of ``ufunc`` (``shown``: ``np.exp``) called on ``args``, and the loop NumPy
+    picks for them: its input dtypes and its output dtype. ``refuse`` makes the error for a
+    keyword other than ``out=None``."""
     for key, value in kwargs.items():
         if key == "out" and (value is None or isinstance(value, tuple) and all(v is None for v in value)):
             continue
-        raise unsupported(f"np.{name}(..., {key}=...)")
+        raise refuse(f"{shown}(..., {key}=...)")
     if len(args) != ufunc.nin:
-        raise TraceError(f"np.{name} takes {ufunc.nin} argument(s), got {len(args)}")
+        raise TraceError(f"{shown} takes {ufunc.nin} argument(s), got {len(args)}")
     operands = [as_operand(arg) for arg in args]
     for op in operands:
-        check_dtype(op.dtype, f"an argument of np.{name}")
+        check_dtype(op.dtype, f"an argument of {shown}")
     # Python numbers among themselves (sizes, say) compute in their default dtypes, as NumPy
     # converts them: resolving the Python types alone would pick an object loop for comparisons.
     weak_only = all(op.weak for op in operands)
@@ -101,8 +107,15 @@ def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, objec
         loop = ufunc.resolve_dtypes(seen + (None,))
     except Exception as exc:  # NumPy's own "no loop" / casting errors
         types = ", ".join(getattr(t, "name", getattr(t, "__name__", str(t))) for t in seen)
-        raise TraceError(f"np.{name}({types}): {exc}") from None
-    in_dtypes, out_dtype = loop[: ufunc.nin], loop[-1]
+        raise TraceError(f"{shown}({types}): {exc}") from None
+    return operands, loop[: ufunc.nin], loop[-1]
+
+
+def apply_ufunc(ufunc: np.ufunc, args: Sequence[object], kwargs: dict[str, object]) -> Operand:
+    name = ufunc.__name__
+    if ufunc.nout != 1 or name not in SUPPORTED_UFUNCS:
+        raise unsupported(f"np.{name}")
+    operands, in_dtypes, out_dtype = ufunc_loop(ufunc, f"np.{name}", args, kwargs, unsupported)
     if all(op.constant is not None for op in operands):
         return fold(ufunc, operands, out_dtype)
     return elementwise(name, operands, in_dtypes, out_dtype)
