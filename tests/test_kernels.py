@@ -179,6 +179,38 @@ def test_helpers_reached_through_a_module_of_the_project(package, built) -> None
     assert "kernel_helpers.clamp_scaled = _aot_declare(" in text
 
 
+def test_python_as_users_write_it(package, built) -> None:
+    """Defaulted and keyword arguments, function-valued defaults, module-level dicts and
+    recursion, as the same code gives in Python."""
+    x = np.linspace(-1.0, 2.0, 11)
+    np.testing.assert_allclose(package.smoothed(x), kernel_graphs.smoothed(x), rtol=1e-15)
+    for k in (-3, 0, 4, 30):
+        np.testing.assert_array_equal(package.rolled(x, k), kernel_graphs.rolled(x, k))
+    assert package.weighted(x, 2) == kernel_graphs.weighted(x, 2)
+    with pytest.raises(KeyError):
+        package.weighted(x, 5)
+    for n in (0, 1, 7, 20):
+        np.testing.assert_array_equal(package.pascal_row(n), kernel_graphs.pascal_row(n))
+    assert package.gcd(1071, 462) == kernel_graphs.gcd(1071, 462) == 21
+
+    manifest = package.manifest()
+    texts = {
+        op["title"].split(":")[0]: (built.package_dir / "_modules" / f"{symbol}.py").read_text()
+        for symbol, op in manifest["ops"].items()
+    }
+    # one helper Op per argument types, whatever the call left out or named
+    assert sum(title.startswith("kernel kernel_helpers.smooth") for title in texts) == 1
+    assert texts["kernel kernel_graphs.smoothed"].count("parameters='x, width=3, weight=1.0',") == 2
+    shifted = texts["kernel kernel_helpers.shifted"]
+    assert "wrap = _aot_declare(" in shifted and "def shifted(x, k, mode=wrap):" in shifted
+    assert (
+        "WEIGHTS = constant_dict({'trend': 0.75, 'noise': 0.25, 2: 10.0})"
+        in texts["kernel kernel_graphs.weighted"]
+    )
+    assert 'binomial = _aot_itself(binomial, "int64(int64, int64)"' in texts["kernel kernel_helpers.binomial"]
+    assert "gcd = _aot_itself(gcd," in texts["kernel kernel_graphs.gcd"]
+
+
 def test_a_module_used_other_than_for_its_attributes_is_refused(tmp_path) -> None:
     from aotbuild.build import build
     from aotbuild.errors import KernelError

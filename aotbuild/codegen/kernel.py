@@ -19,12 +19,13 @@ def render_kernel(unit: KernelUnit, rendered: dict[str, OpModule]) -> list[OpMod
     calls: list[str] = []
     for name, variants in unit.helpers:
         declarations = []
+        parameters = variants[0].parameters  # one function: the same for every variant
         for variant in variants:
             modules.extend(render_kernel(variant, rendered))
             callee = rendered[variant.key]
             declarations.append(f"{callee.symbol}: {callee.signature}")
             calls.append(callee.symbol)
-        helpers.append({"name": name, "variants": declarations})
+        helpers.append({"name": name, "variants": declarations, "parameters": repr(parameters)})
     title = f"kernel {unit.qualname}: {unit.signature}"
     text = render(
         "ops/kernel.py.j2",
@@ -35,6 +36,10 @@ def render_kernel(unit: KernelUnit, rendered: dict[str, OpModule]) -> list[OpMod
         constants=list(unit.constants),
         helpers=helpers,
         source=unit.source.rstrip(),
+        function=unit.name,
+        itself={"signature": str(unit.signature), "parameters": repr(unit.parameters)}
+        if unit.calls_itself
+        else None,
     )
     module = op_module(
         name=unit.name,

@@ -162,6 +162,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     register_overloads()  # NumPy calls numba lacks, for kernels (aotbuild/compile/overloads.py)
     module = load_module(request)
     function = module.__dict__[request.function]
+    function = getattr(function, "compiled_function", function)  # rebound by declare.itself
     argtypes, restype = signature_to_numba(request.signature)
     argtypes += omitted_defaults(function, len(argtypes))
 

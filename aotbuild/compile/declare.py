@@ -6,7 +6,9 @@ the symbol (``nm`` shows it as ``U``) and calls it with numba's own calling conv
 propagating exceptions — the callee's machine code exists once, in its own object.
 
 Several ``"symbol: signature"`` variants may be given (a kernel helper called with different
-argument types); the first whose argument types fit the call is used.
+argument types); the first whose argument types fit the call is used. ``parameters`` gives the
+callee's parameter list as written (``"x, k=2.0"``), so that calls may name arguments and leave
+defaulted ones out, as in Python: numba fills them in at the call.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class _Variant:
         return result
 
 
-def declare(*variants: str) -> Any:
+def declare(*variants: str, parameters: str | None = None) -> Any:
     """An intrinsic calling the compiled symbol(s) described by ``"symbol: signature"``."""
     if not variants:
         raise ValueError("declare() needs at least one 'symbol: signature'")
@@ -62,23 +64,75 @@ def declare(*variants: str) -> Any:
     if any(len(v.argtypes) != arity for v in parsed):
         raise ValueError("all variants of a declaration take the same number of arguments")
 
-    def typing(typingctx: Any, *args: nbtypes.Type) -> Any:
+    def typing(typingctx: Any, *args: Any) -> Any:
+        args = tuple(value_type(typingctx, arg) for arg in args)
         for exact in (True, False):
             for variant in parsed:
                 if variant.accepts(typingctx, args, exact):
                     return variant.restype(*variant.argtypes), variant.codegen
         return None
 
-    return intrinsic(fixed_arity(parsed[0].symbol, arity, typing))
+    name = parsed[0].symbol
+    if parameters is None:
+        parameters = ", ".join(f"arg{i}" for i in range(arity))
+    return intrinsic(typing_function(name, parameters, typing))
 
 
-def fixed_arity(name: str, arity: int, typing: Callable[..., Any]) -> Callable[..., Any]:
-    """``def name(typingctx, arg0, ..., argN): return typing(typingctx, arg0, ..., argN)``.
+def itself(function: Any, signature: str, parameters: str) -> Any:
+    """An intrinsic calling the function being compiled: ``function``'s calls of itself.
 
-    numba cannot fold star-args into an intrinsic, so its typing function needs named
-    parameters, as many as the callee takes.
+    A module rebinds the function's name to it (``fact = itself(fact, ...)``), so numba types
+    those calls by the declared ``signature`` and lowers each to a call of the function whose
+    body holds it; :func:`aotbuild.compile.compiler.compile_request` compiles ``function``.
     """
-    params = "".join(f", arg{i}" for i in range(arity))
-    namespace: dict[str, Any] = {"typing": typing}
-    exec(f"def {name}(typingctx{params}):\n    return typing(typingctx{params})\n", namespace)
+    argtypes, restype = signature_to_numba(parse_signature(signature))
+
+    def typing(typingctx: Any, *args: Any) -> Any:
+        args = tuple(value_type(typingctx, arg) for arg in args)
+        if any(
+            typingctx.can_convert(given, wanted) is None for given, wanted in zip(args, argtypes, strict=True)
+        ):
+            return None
+        return restype(*argtypes), codegen
+
+    def codegen(context: Any, builder: Any, signature_: Any, args: Any) -> Any:
+        call_conv = context.call_conv
+        status, result = call_conv.call_function(builder, builder.function, restype, argtypes, args)
+        with cgutils.if_unlikely(builder, status.is_error):
+            call_conv.return_status_propagate(builder, status)
+        if restype is nbtypes.none:
+            return context.get_dummy_value()
+        return result
+
+    declaration = intrinsic(typing_function(function.__name__, parameters, typing))
+    declaration.compiled_function = function  # type: ignore[attr-defined]
+    return declaration
+
+
+def value_type(typingctx: Any, value: Any) -> Any:
+    """A call's argument as numba types it: an omitted argument arrives as its default value."""
+    if isinstance(value, nbtypes.Type):
+        return value
+    return nbtypes.unliteral(typingctx.resolve_value_type(value))
+
+
+def typing_function(name: str, parameters: str, typing: Callable[..., Any], defaults: Any = None) -> Any:
+    """``def name(typingctx, <parameters>): return typing(typingctx, <each parameter>)``.
+
+    numba folds a call's keyword and omitted arguments into an intrinsic by its typing
+    function's own parameters (and cannot fold star-args), so the typing function takes the
+    callee's: ``parameters`` as written in a ``def`` (``"x, k=2.0"``); default expressions
+    are evaluated with NumPy as ``np`` and the names in ``defaults``.
+    """
+    import ast
+
+    import numpy as np
+
+    names = [arg.arg for arg in ast.parse(f"def f({parameters}): pass").body[0].args.args]  # type: ignore[attr-defined]
+    namespace: dict[str, Any] = {"typing": typing, "np": np, **(defaults or {})}
+    separator = ", " if parameters else ""
+    exec(
+        f"def {name}(typingctx{separator}{parameters}):\n    return typing(typingctx, {', '.join(names)})\n",
+        namespace,
+    )
     return namespace[name]

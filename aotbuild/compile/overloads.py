@@ -1,7 +1,7 @@
 """NumPy in kernels where numba stops short: the calls the tracer understands, as numba overloads.
 
 numba's ``np.max``/``np.min``/``np.mean``/``np.prod``/``np.any``/``np.all`` (and those array
-methods) take no ``axis`` and none of them ``keepdims``; ``abs()`` takes no array;
+methods) take no ``axis`` and none of them (nor ``np.sum``, ``x.sum``) ``keepdims``; ``abs()`` takes no array;
 ``np.zeros(n, dtype=bool)`` and ``x.astype(int)`` refuse Python types as dtypes. These overloads
 give those calls NumPy's meaning in kernels. They only add what numba refused (a method without
 arguments calls numba's own function), so code numba compiled before compiles as before; they
@@ -41,10 +41,10 @@ def register() -> None:
         overload(function)(_reduction(kind))
         if kind in ("max", "min"):
             overload(getattr(np, f"a{kind}"))(_reduction(kind))
-        if kind != "sum":  # numba's x.sum() takes axis and dtype already
-            # Tried before numba's own method (which takes no argument: the attribute resolves to
-            # the first template that has it), so it takes every call, plain ones included.
-            overload_method(types.Array, kind, target="cpu")(_reduction(kind, method=True))
+        # Tried before numba's own method (the attribute resolves to the first template that has
+        # it), so it takes every call, plain ones included.
+        method = _sum_method if kind == "sum" else _reduction(kind, method=True)
+        overload_method(types.Array, kind, target="cpu")(method)
 
     @overload(abs)
     def array_abs(x):
@@ -147,6 +147,23 @@ def _reduction(kind: str, method: bool = False) -> Any:
     return typer
 
 
+def _sum_method(a, axis=None, dtype=None, keepdims=False):  # noqa: ANN001, ANN202 (numba reads it)
+    """``a.sum(...)``: numba's own ``np.sum(a, axis, dtype)``, which takes no ``keepdims``;
+    with ``keepdims=True``, the reduction above (of ``a.astype(dtype)`` when a dtype is given)."""
+    from numba.core import types
+
+    if not isinstance(a, types.Array):
+        return None
+    keep = _literal_bool(keepdims)
+    if keep is None:
+        return None
+    if not keep:
+        return lambda a, axis=None, dtype=None, keepdims=False: np.sum(a, axis=axis, dtype=dtype)
+    if dtype is None or isinstance(dtype, (types.NoneType, types.Omitted)):
+        return lambda a, axis=None, dtype=None, keepdims=False: np.sum(a, axis=axis, keepdims=True)
+    return lambda a, axis=None, dtype=None, keepdims=False: np.sum(a.astype(dtype), axis=axis, keepdims=True)
+
+
 def _literal_bool(value: Any) -> bool | None:
     from numba.core import types
 
@@ -154,8 +171,10 @@ def _literal_bool(value: Any) -> bool | None:
         return bool(value.value)
     if isinstance(value, types.BooleanLiteral):
         return bool(value.literal_value)
-    if value is None or isinstance(value, (bool, types.NoneType)):
-        return bool(value)
+    if value is None or isinstance(value, types.NoneType):
+        return False
+    if isinstance(value, bool):
+        return value
     return None
 
 

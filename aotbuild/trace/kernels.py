@@ -51,8 +51,15 @@ class KernelUnit:
     helpers: tuple[tuple[str, tuple[KernelUnit, ...]], ...]
     """Global name -> the compiled helper variants called under that name."""
 
+    parameters: str
+    """The parameter list its callers' declarations take (``"x, k=2.0"``): keyword and
+    omitted arguments are folded by it."""
+
     signature: Signature
     flags: CompileFlags
+
+    calls_itself: bool = False
+    """It calls itself (with these argument types): those calls go to its own code."""
 
     @property
     def origin(self) -> str:
@@ -62,7 +69,8 @@ class KernelUnit:
     def key(self) -> str:
         """A content hash of everything above, helpers included (stable across processes)."""
         digest = hashlib.sha256()
-        parts = [self.name, self.source, self.origin, *self.imports, *self.constants]
+        parts = [self.name, self.source, self.origin, *self.imports, *self.constants, self.parameters]
+        parts.append(str(self.calls_itself))
         parts += [str(self.signature), repr(self.flags)]
         for name, variants in self.helpers:
             parts.append(name)
@@ -96,7 +104,13 @@ class KernelAnalyser:
         self.root = root.resolve()
         self._infos: dict[int, FunctionInfo] = {}
         self._units: dict[tuple[int, tuple[Value, ...]], KernelUnit] = {}
-        self._in_progress: set[tuple[int, tuple[Value, ...]]] = set()
+        self._in_progress: list[tuple[int, tuple[Value, ...]]] = []
+        """Units being typed, outermost first."""
+        self._typed: dict[tuple[int, tuple[Value, ...]], Callable[..., Any]] = {}
+        """The function numba types for each unit in progress."""
+        self._calls_itself: set[tuple[int, tuple[Value, ...]]] = set()
+        self._partial: set[tuple[int, tuple[Value, ...]]] = set()
+        """Units whose return type numba is inferring from their other return paths."""
         self._pending_error: KernelError | None = None
 
     def _info(self, function: Any) -> FunctionInfo:
@@ -126,16 +140,17 @@ class KernelAnalyser:
             return self._units[key]
         if key in self._in_progress:
             raise KernelError(
-                f"`{info.qualname}` calls itself (directly or through other helpers); "
-                "recursive helpers are not supported"
+                f"`{info.qualname}` ({info.origin_file}:{info.origin_line}) calls itself through other "
+                "helpers; a function may call itself directly, but not through others"
             )
-        self._in_progress.add(key)
+        self._in_progress.append(key)
         try:
             calls: dict[str, list[KernelUnit]] = {}
-            typed = self._with_stand_ins(info, calls)
+            typed = self._typed[key] = self._with_stand_ins(info, calls)
             result = self._infer(info, typed, argtypes)
         finally:
-            self._in_progress.discard(key)
+            self._in_progress.pop()
+            self._typed.pop(key, None)
         helpers = tuple((name, tuple(variants)) for name, variants in calls.items())
         unit = KernelUnit(
             name=info.name,
@@ -146,8 +161,10 @@ class KernelAnalyser:
             imports=tuple(info.imports),
             constants=tuple(info.constants),
             helpers=helpers,
+            parameters=info.parameters,
             signature=Signature(argtypes, result),
             flags=info.flags,
+            calls_itself=key in self._calls_itself,
         )
         self._units[key] = unit
         return unit
@@ -180,9 +197,10 @@ class KernelAnalyser:
     def _with_stand_ins(self, info: FunctionInfo, calls: dict[str, list[KernelUnit]]) -> Callable[..., Any]:
         """``info.function`` with every helper replaced by a typing stand-in."""
         python = info.function
-        if not info.helpers:
+        if not info.helpers and not info.dicts:
             return python
         stand_ins = {name: self._stand_in(name, helper, calls) for name, helper in info.helpers.items()}
+        stand_ins.update(info.dicts)  # read as the generated module reads them
         new_globals = dict(python.__globals__)
         new_globals.update(
             {k: v for k, v in stand_ins.items() if k not in python.__code__.co_freevars and "." not in k}
@@ -201,25 +219,35 @@ class KernelAnalyser:
                 types.CellType(stand_ins[name]) if name in stand_ins else cell
                 for name, cell in zip(python.__code__.co_freevars, python.__closure__, strict=True)
             )
-        typed = types.FunctionType(
-            python.__code__, new_globals, python.__name__, python.__defaults__, closure
-        )
+        defaults = python.__defaults__
+        if info.function_defaults:  # `fn=square`: typed with square's stand-in
+            helper_names = {id(value): name for name, value in info.helpers.items()}
+            defaults = tuple(stand_ins.get(helper_names.get(id(d), ""), d) for d in defaults or ())
+        typed = types.FunctionType(python.__code__, new_globals, python.__name__, defaults, closure)
         typed.__qualname__ = python.__qualname__
         typed.__module__ = python.__module__
         return typed
 
     def _stand_in(self, name: str, helper: Any, calls: dict[str, list[KernelUnit]]) -> Any:
+        from numba.core import types as nbtypes
         from numba.extending import intrinsic
 
-        from ..compile.declare import fixed_arity
+        from ..compile.declare import typing_function, value_type
         from ..compile.numba_types import UnsupportedType, from_numba, to_numba
 
         helper_info = self._info(helper)
-        arity = helper_info.function.__code__.co_argcount
+        passed = helper_info.function.__code__.co_argcount - len(helper_info.function_defaults)
 
         def typing(typingctx: Any, *args: Any) -> Any:
+            given = args[passed:]
+            if any(value is not _FUNCTION_DEFAULT for value in given):
+                names = ", ".join(f"`{n}`" for n in helper_info.function_defaults)
+                return self._fail(
+                    f"a function is passed to {names} of `{helper_info.qualname}`; helpers take "
+                    "scalars and arrays (a function as a parameter's default is compiled in)"
+                )
             try:
-                argtypes = tuple(from_numba(arg) for arg in args)
+                argtypes = tuple(from_numba(value_type(typingctx, arg)) for arg in args[:passed])
             except UnsupportedType as exc:
                 return self._fail(
                     f"`{helper_info.qualname}` is called with an argument of type {exc}; helpers "
@@ -230,6 +258,9 @@ class KernelAnalyser:
                     f"`{helper_info.qualname}` is called with a tuple argument; "
                     "helpers take scalars and arrays"
                 )
+            key = (id(helper_info.function), argtypes)
+            if self._in_progress and key == self._in_progress[-1]:
+                return self._itself(typingctx, key, helper_info, given)
             try:
                 unit = self._unit(helper, argtypes)  # type: ignore[arg-type]
             except KernelError as exc:
@@ -238,18 +269,60 @@ class KernelAnalyser:
             if unit not in variants:
                 variants.append(unit)
             argtypes_nb = tuple(to_numba(t) for t in unit.signature.args)
+            argtypes_nb += tuple(nbtypes.none for _ in given)  # left out: never lowered
             return to_numba(unit.signature.result)(*argtypes_nb), _never_lowered
 
-        def _never_lowered(*args: Any) -> Any:  # typing only: code is generated from modules
-            raise AssertionError("typing stand-ins are never lowered")
+        parameters = ", ".join(
+            [p for p in [helper_info.parameters] if p]
+            + [f"{n}=_function_default" for n in helper_info.function_defaults]
+        )
+        return intrinsic(
+            typing_function(
+                name.replace(".", "_"), parameters, typing, {"_function_default": _FUNCTION_DEFAULT}
+            )
+        )
 
-        return intrinsic(fixed_arity(name.replace(".", "_"), arity, typing))
+    def _itself(self, typingctx: Any, key: Any, info: FunctionInfo, given: tuple[Any, ...]) -> Any:
+        """A function's call of itself: typed by what its other return paths return (numba's
+        own way with recursion), compiled as a call of its own code."""
+        from numba.core import config
+        from numba.core import types as nbtypes
+
+        from ..compile.numba_types import to_numba
+
+        if key in self._partial:  # this call has no type while its caller's is being found
+            return None
+        frame = typingctx.callstack.findfirst(self._typed[key])
+        self._partial.add(key)
+        cache = config.DISABLE_TYPEINFER_FAIL_CACHE  # type: ignore[attr-defined]
+        config.DISABLE_TYPEINFER_FAIL_CACHE = True  # type: ignore[attr-defined]
+        try:
+            result = frame.typeinfer.return_types_from_partial() if frame is not None else None
+        finally:
+            config.DISABLE_TYPEINFER_FAIL_CACHE = cache  # type: ignore[attr-defined]
+            self._partial.discard(key)
+        if result is None:
+            return self._fail(
+                f"`{info.qualname}` ({info.origin_file}:{info.origin_line}) calls itself, but "
+                "none of its returns is reached without calling itself, so its type is unknown"
+            )
+        self._calls_itself.add(key)
+        argtypes = tuple(to_numba(t) for t in key[1]) + tuple(nbtypes.none for _ in given)
+        return result(*argtypes), _never_lowered
 
     def _fail(self, message: str) -> None:
         """Remember a helper problem; numba's own error is replaced by it."""
         if self._pending_error is None:
             self._pending_error = KernelError(message)
         return None
+
+
+def _never_lowered(*args: Any) -> Any:  # typing only: code is generated from modules
+    raise AssertionError("typing stand-ins are never lowered")
+
+
+_FUNCTION_DEFAULT = object()
+"""What a typing stand-in receives for a parameter whose default is a function, left out."""
 
 
 class _StandInModule(types.ModuleType):

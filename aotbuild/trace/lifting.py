@@ -17,7 +17,7 @@ import sys
 import sysconfig
 import textwrap
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,14 @@ class FunctionInfo:
     constants: list[str]
     helpers: dict[str, Any]
     flags: CompileFlags
+    parameters: str
+    """The parameter list callers see, as in a ``def`` (``"x, k=2.0"``): the function's own,
+    defaults lifted to literals, without the trailing ones whose default is a function."""
+    function_defaults: tuple[str, ...] = ()
+    """Names of the trailing parameters whose default is a function: compiled in as that
+    function, never passed."""
+    dicts: dict[str, Any] = field(default_factory=dict)
+    """Global name -> the module-level dict it reads, as the ``ConstantDict`` it is lifted to."""
 
 
 def python_function(value: Any) -> types.FunctionType | None:
@@ -100,8 +108,8 @@ def _origin_file(function: types.FunctionType, root: Path) -> str:
     return f"{module}.py"
 
 
-def _source(function: types.FunctionType) -> tuple[str, int]:
-    """The ``def`` of ``function`` without decorators, and the line it starts on."""
+def _source(function: types.FunctionType) -> tuple[str, int, ast.FunctionDef]:
+    """The ``def`` of ``function`` without decorators, the line it starts on, and its syntax."""
     try:
         lines, first_line = inspect.getsourcelines(function)
     except (OSError, TypeError):
@@ -121,7 +129,7 @@ def _source(function: types.FunctionType) -> tuple[str, int]:
             "generated functions cannot be kernels)"
         )
     source_lines = text.splitlines()[node.lineno - 1 : node.end_lineno]
-    return "\n".join(source_lines) + "\n", first_line + node.lineno - 1
+    return "\n".join(source_lines) + "\n", first_line + node.lineno - 1, node
 
 
 def _global_names(code: types.CodeType) -> list[str]:
@@ -143,6 +151,13 @@ def _constant_text(value: Any) -> str | None:
     """Source text reproducing a constant exactly, or None if ``value`` is not a constant."""
     from ..codegen.literals import constant_literal
 
+    if isinstance(value, dict):
+        if not all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in value):
+            return None
+        entries = [(_constant_text(k), _constant_text(v)) for k, v in value.items()]
+        if any(v is None for _, v in entries):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in entries) + "}"
     if isinstance(value, tuple):
         items = [_constant_text(item) for item in value]
         if any(item is None for item in items):
@@ -223,6 +238,7 @@ def _lift(
     imports: list[str],
     constants: list[str],
     helpers: dict[str, Any],
+    dicts: dict[str, Any],
 ) -> None:
     """Lift the global ``name`` (``module.attr`` for a project module's) bound to ``value``: a
     helper, a Cython export, a constant, or an import; anything else is refused."""
@@ -237,10 +253,16 @@ def _lift(
             f'{name} = cython_export("{export.module}", "{export.export}", "{export.signature}")'
         )
         return
-    text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype)) else None
+    text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype, dict)) else None
     if text is not None:
         if "np." in text and "np" not in names:
             imports.append("import numpy as np")
+        if isinstance(value, dict):  # numba types no dict global: a read-only one it can
+            from ..compile.constants import constant_dict
+
+            imports.append("from aotbuild.compile.constants import constant_dict")
+            text = f"constant_dict({text})"
+            dicts[name] = constant_dict(value)
         constants.append(f"{name} = {text}")
         return
     statement = _import_text(name, value) if "." not in name else None
@@ -265,11 +287,15 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
     python = python_function(function)
     if python is None:
         raise KernelError(f"{function!r} is not a Python function")
-    source, line = _source(python)
+    source, line, node = _source(python)
     qualname = f"{python.__module__}.{python.__qualname__}"
+    where = f"`{qualname}` ({_origin_file(python, root)}:{line})"
     imports: list[str] = []
     constants: list[str] = []
     helpers: dict[str, Any] = {}
+    dicts: dict[str, Any] = {}
+    parameters, function_defaults = _parameters(python, node, where)
+    _refuse_generators(python.__code__, qualname, _origin_file(python, root))
     closure = dict(zip(python.__code__.co_freevars, python.__closure__ or (), strict=True))
     names = list(python.__code__.co_freevars) + [
         n for n in _global_names(python.__code__) if n not in closure
@@ -313,9 +339,12 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
                     imports,
                     constants,
                     helpers,
+                    dicts,
                 )
             continue
-        _lift(qualname, name, value, names, imports, constants, helpers)
+        _lift(qualname, name, value, names, imports, constants, helpers, dicts)
+    for name, value in function_defaults:  # `def f(x, fn=square)`: square is a helper too
+        _lift(qualname, name, value, names, imports, constants, helpers, dicts)
     return FunctionInfo(
         function=python,
         name=python.__name__,
@@ -327,4 +356,64 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
         constants=constants,
         helpers=helpers,
         flags=_flags_of(function),
+        parameters=parameters,
+        dicts=dicts,
+        function_defaults=tuple(
+            p.arg for p in node.args.args[len(node.args.args) - len(function_defaults) :]
+        ),
     )
+
+
+def _refuse_generators(code: types.CodeType, qualname: str, origin_file: str) -> None:
+    """numba compiles no generator expression inside a function (``tuple(2 * s for s in
+    x.shape)``); say so at its line, with what to write instead."""
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_name == "<genexpr>":
+                raise KernelError(
+                    f"`{qualname}` ({origin_file}:{const.co_firstlineno}) uses a generator "
+                    "expression, which numba does not compile inside a function; use a list "
+                    "comprehension, a loop, or for a tuple write its items out "
+                    "(`(2 * s[0], 2 * s[1])`)"
+                )
+            _refuse_generators(const, qualname, origin_file)
+
+
+def _parameters(
+    python: types.FunctionType, node: ast.FunctionDef, where: str
+) -> tuple[str, list[tuple[str, Any]]]:
+    """The parameter list callers see (``"x, k=2.0"``), and the functions given as defaults
+    (``fn=square``: ``("square", square)``), which must be the trailing parameters."""
+    arguments = node.args
+    if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.posonlyargs:
+        raise KernelError(
+            f"{where} takes *args, **kwargs, keyword-only or positional-only parameters, which "
+            "numba does not compile; give it ordinary parameters (with defaults if you like)"
+        )
+    names = [a.arg for a in arguments.args]
+    defaults = list(python.__defaults__ or ())
+    first_default = len(names) - len(defaults)
+    texts: list[str] = []
+    function_defaults: list[tuple[str, Any]] = []
+    for index, name in enumerate(names):
+        if index < first_default:
+            texts.append(name)
+            continue
+        value = defaults[index - first_default]
+        expression = arguments.defaults[index - first_default]
+        if python_function(value) is not None:
+            if not isinstance(expression, (ast.Name, ast.Attribute)):
+                raise KernelError(
+                    f"{where}: the default of `{name}` is a function made by an expression; name "
+                    "a module-level function there (`{name}=square`)"
+                )
+            function_defaults.append((ast.unparse(expression), value))
+            continue
+        if function_defaults:
+            raise KernelError(
+                f"{where}: `{name}` follows a parameter whose default is a function; put the "
+                "parameters with function defaults last"
+            )
+        text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype)) else None
+        texts.append(name if text is None else f"{name}={text}")  # not a constant: callers pass it
+    return ", ".join(texts), function_defaults

@@ -20,7 +20,8 @@ from numpy import sqrt as square_root
 
 SCALE = 2.5
 TABLE = np.array([1.0, 2.0])
-SETTINGS = {"a": 1}
+SETTINGS = {"a": 1, "b": 2.5}
+OPTIONS = {"a": [1, 2]}
 
 
 def helper(v):
@@ -48,10 +49,58 @@ def uses_dict(x):
     return x[0] + SETTINGS["a"]
 
 
+def uses_list_dict(x):
+    return x[0] + OPTIONS["a"][0]
+
+
 def recursive(n):
     if n <= 0:
         return 0
     return recursive(n - 1) + 1
+
+
+def ping(n):
+    return 0 if n <= 0 else pong(n - 1)
+
+
+def pong(n):
+    return ping(n)
+
+
+def runaway(n):
+    return runaway(n - 1)
+
+
+def scaled(v, k=2.0, shift=0):
+    return v * k + shift
+
+
+def square(v):
+    return v * v
+
+
+def apply(v, fn=square):
+    return fn(v)
+
+
+def with_defaults(x):
+    return scaled(x[0]) + scaled(x[0], shift=1) + apply(x[1])
+
+
+def keyword_only(v, *, k=1.0):
+    return v * k
+
+
+def calls_keyword_only(x):
+    return keyword_only(x[0])
+
+
+def passes_a_function(x):
+    return apply(x[0], square)
+
+
+def generator(x):
+    return np.zeros(tuple(2 * s for s in x.shape))
 
 
 def returns_list(x):
@@ -83,7 +132,7 @@ def analyse(module, function: str, signature: str):
 
 def test_globals_are_lifted_and_helpers_found(module) -> None:
     unit = analyse(module, "kernel", "float64(float64[:], int64)")
-    assert unit.origin == f"{module[0].__name__}.py:21"
+    assert unit.origin == f"{module[0].__name__}.py:22"
     assert "import math" in unit.imports and "import numpy as np" in unit.imports
     assert "from numpy import sqrt as square_root" in unit.imports
     assert "TABLE = np.array([1.0, 2.0], dtype=np.float64)" in unit.constants
@@ -103,6 +152,24 @@ def test_declared_result_must_match(module) -> None:
         analyse(module, "kernel", "int64(float64[:], int64)")
 
 
+def test_dicts_defaults_and_recursion_are_lifted(module) -> None:
+    unit = analyse(module, "uses_dict", "float64(float64[:])")
+    assert "SETTINGS = constant_dict({'a': 1, 'b': 2.5})" in unit.constants
+    assert "from aotbuild.compile.constants import constant_dict" in unit.imports
+
+    unit = analyse(module, "with_defaults", "float64(float64[:])")
+    helpers = dict(unit.helpers)
+    # scaled(x) and scaled(x, shift=1): both fill every parameter, one variant
+    assert [str(v.signature) for v in helpers["scaled"]] == ["float64(float64, float64, int64)"]
+    assert helpers["scaled"][0].parameters == "v, k=2.0, shift=0"
+    (apply,) = helpers["apply"]
+    assert str(apply.signature) == "float64(float64)" and apply.parameters == "v"  # fn compiled in
+    assert [str(v.signature) for v in dict(apply.helpers)["square"]] == ["float64(float64)"]
+
+    unit = analyse(module, "recursive", "int64(int64)")
+    assert unit.calls_itself and not unit.helpers
+
+
 @pytest.mark.parametrize(
     ("function", "signature", "message"),
     [
@@ -112,11 +179,31 @@ def test_declared_result_must_match(module) -> None:
             r"uses the module `mod` \(mod\) other than as `mod.function\(...\)` or `mod.CONSTANT`",
         ),
         (
-            "uses_dict",
+            "uses_list_dict",
             "float64(float64[:])",
-            r"uses the global `SETTINGS` \(dict\), which aotbuild cannot lift",
+            r"uses the global `OPTIONS` \(dict\), which aotbuild cannot lift",
         ),
-        ("recursive", "int64(int64)", r"calls itself .* recursive helpers are not supported"),
+        (
+            "ping",
+            "int64(int64)",
+            r"`kernel_source_\d+.ping` \(kernel_source_\d+.py:\d+\) calls itself through",
+        ),
+        (
+            "runaway",
+            "int64(int64)",
+            r"calls itself, but none of its returns is reached without calling itself",
+        ),
+        ("calls_keyword_only", "float64(float64[:])", r"keyword_only` \(kernel_source_\d+.py:\d+\) takes"),
+        (
+            "passes_a_function",
+            "float64(float64[:])",
+            r"a function is passed to `fn` of `kernel_source_\d+.apply`",
+        ),
+        (
+            "generator",
+            "float64[:, :](float64[:, :])",
+            r"\(kernel_source_\d+.py:\d+\) uses a generator expression",
+        ),
         ("returns_list", "float64(float64[:])", r"returns list\(float64\)"),
         ("parallel", "float64(float64[:])", r"parallel=True"),
     ],

@@ -42,3 +42,15 @@ def conversions(x):
         x.astype(np.dtype("uint8")),
         x.astype(bool),
     )
+
+
+def sums(x):
+    """x.sum(...) as NumPy takes it: keepdims, dtype, and numba's own forms."""
+    return (
+        x.sum(1, keepdims=True),
+        x.sum(),
+        x.sum(0),
+        x.sum(axis=1, dtype=np.float32),
+        x.sum(axis=(0, 1), keepdims=True),
+        x.sum(axis=0, dtype=np.float32, keepdims=True),
+    )

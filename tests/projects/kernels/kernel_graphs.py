@@ -4,6 +4,7 @@ import math
 
 import kernel_helpers
 import numpy as np
+from kernel_helpers import binomial, shifted_clipped, smooth
 from numba import njit
 
 COEFFS = np.array([1.0, -2.0, 0.5, 3.0])
@@ -101,3 +102,39 @@ def scaled_clip(x, high):
     for i in range(x.shape[0]):
         out[i] = kernel_helpers.clamp_scaled(x[i], 0.0, high) + kernel_helpers.SCALE
     return out
+
+
+WEIGHTS = {"trend": 0.75, "noise": 0.25, 2: 10.0}
+
+
+def smoothed(x):
+    """A helper's defaulted parameters left out, given by position and by keyword, through
+    a module of the project and by name."""
+    return (
+        kernel_helpers.smooth(x)
+        + kernel_helpers.smooth(x, 5)
+        + smooth(x, weight=WEIGHTS["trend"])
+        + smooth(x, width=1, weight=WEIGHTS["noise"])
+    )
+
+
+def rolled(x, k):
+    return kernel_helpers.shifted(x, k) - shifted_clipped(x, k)
+
+
+def weighted(x, key):
+    """A module-level dict read with constant keys and with one known only at run time."""
+    total = WEIGHTS["trend"] * x.sum() + WEIGHTS[key] + len(WEIGHTS)
+    return total if "noise" in WEIGHTS else -total
+
+
+def pascal_row(n):
+    out = np.empty(n + 1, dtype=np.int64)
+    for k in range(n + 1):
+        out[k] = binomial(n, k)
+    return out
+
+
+def gcd(a, b):
+    """A kernel calling itself."""
+    return a if b == 0 else gcd(b, a % b)
