@@ -96,9 +96,12 @@ value, grad = example_ext.radon_logp_and_grad(point)
 assert abs(logp - -2447.2341736666) < 1e-9 and value == logp
 assert round(float(np.linalg.norm(grad)), 4) == 1659.6778
 np.testing.assert_allclose(grad, radon.logp_and_grad(point)[1], rtol=1e-12)
+derived_value, derived = example_ext.radon_grad(point)  # grad = ["x"]: by reverse mode
+assert derived_value == logp
+np.testing.assert_allclose(derived, grad, rtol=1e-12, atol=1e-10)
 for name, variant in radon.VARIANTS:
     np.testing.assert_allclose(getattr(example_ext, f"radon_{name}")(point), variant(point), rtol=1e-12)
-print(f"radon (9 graphs)    ok  logp={logp:.10f} |grad|={np.linalg.norm(grad):.4f}")
+print(f"radon (10 graphs)   ok  logp={logp:.10f} |grad|={np.linalg.norm(grad):.4f} (by hand and by grad)")
 
 # A float32 MLP whose dense layer is one compiled subgraph called 8 times (BLAS from SciPy).
 weights = mlp.make_weights(0)

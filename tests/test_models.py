@@ -56,6 +56,9 @@ def test_radon_gradient_matches_numpy_and_finite_differences(package) -> None:
     assert grad.shape == (173,) and grad.dtype == np.float64 and grad.flags.c_contiguous
     np.testing.assert_allclose(grad, want_grad, rtol=1e-12, atol=1e-12)
     assert round(float(np.linalg.norm(grad)), 4) == RADON_GRAD_NORM
+    derived_value, derived = package.radon_grad(RADON_POINT)  # grad = ["x"]: by reverse mode
+    assert derived_value == value and derived.flags.c_contiguous
+    np.testing.assert_allclose(derived, want_grad, rtol=1e-12, atol=1e-10)
     differences = central_differences(package.radon_logp, OTHER_POINT)
     _, grad = package.radon_logp_and_grad(OTHER_POINT)
     np.testing.assert_allclose(grad, differences, rtol=1e-6, atol=1e-6 * np.max(np.abs(grad)))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..graph import Node
-from ..graph.array_ops import ArgSort, Bincount, BroadcastTo, Expr, Pack, Reshape, Scan
+from ..graph.array_ops import ArgSort, Bincount, BroadcastTo, Expr, Pack, Reshape, Scan, SumTo
 from .module import OpModule, template_op
-from .slots import entry_text, input_slots
+from .slots import Slot, entry_text, input_slots
 
 
 def _shape(shape: tuple[object, ...], dynamic: Iterator[str]) -> list[str]:
@@ -30,12 +30,16 @@ def render_reshape(node: Node) -> OpModule:
     )
 
 
-def render_broadcast_to(node: Node) -> OpModule:
+def _source_and_shape(node: Node) -> tuple[list[Slot], Slot, list[str]]:
+    """A broadcast_to or sum_to node's slots, its source's slot and the target shape's texts."""
     op = node.op
-    assert isinstance(op, BroadcastTo)
+    assert isinstance(op, (BroadcastTo, SumTo))
     slots = input_slots(node)
-    source = slots[0]
-    shape = _shape(op.shape, iter(s.name for s in slots[1:]))
+    return slots, slots[0], _shape(op.shape, iter(s.name for s in slots[1:]))
+
+
+def render_broadcast_to(node: Node) -> OpModule:
+    slots, source, shape = _source_and_shape(node)
     ndim = len(shape)
     offset = ndim - source.ndim
     steps = [
@@ -50,12 +54,32 @@ def render_broadcast_to(node: Node) -> OpModule:
         name="broadcast_to",
         title=f"broadcast_to({source.describe()}, ({', '.join(shape)})) -> {node.type}",
         source=source.name,
+        dtype=node.type.dtype,  # type: ignore[union-attr]
         ndim=ndim,
         shape=shape,
         steps=steps,
         extents=[f"n{d}" for d in range(ndim)],
         indices=[f"i{d}" for d in range(ndim)],
         source_index=f"[{index}]" if source.ndim else "",
+    )
+
+
+def render_sum_to(node: Node) -> OpModule:
+    slots, source, shape = _source_and_shape(node)
+    offset = source.ndim - len(shape)
+    index = ", ".join(f"i{e + offset} * s{e}" for e in range(len(shape)))
+    return template_op(
+        "ops/sum_to.py.j2",
+        node,
+        slots,
+        name="sum_to",
+        title=f"sum_to({source.describe()}, ({', '.join(shape)})) -> {node.type}",
+        source=source.name,
+        dtype=node.type.dtype,  # type: ignore[union-attr]
+        source_ndim=source.ndim,
+        shape=shape,
+        offset=offset,
+        target_index=f"[{index}]" if shape else "",
     )
 
 

@@ -22,6 +22,7 @@ from ..graph.array_ops import (
     SetGather,
     SetIndex,
     SetMask,
+    SumTo,
 )
 from ..graph.calls import Call, TupleItem
 from ..graph.fused import Fused, FusedReduce
@@ -48,6 +49,7 @@ from .movement import (
     render_pack,
     render_reshape,
     render_scan,
+    render_sum_to,
 )
 from .order import callees_first
 from .profile import CLOCK_DECLARATIONS, Timer, timed, timer_id
@@ -128,6 +130,7 @@ _RENDERERS: dict[type, Callable[..., OpModule]] = {
     SetMask: render_set_mask,
     Reshape: render_reshape,
     BroadcastTo: render_broadcast_to,
+    SumTo: render_sum_to,
     Pack: render_pack,
     Bincount: render_bincount,
     Expr: render_expression,

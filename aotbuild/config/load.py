@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, SignatureError
-from ..types import Array
+from ..types import Array, Scalar, Signature
 from .model import MODES, TARGETS, GraphConfig, PackageConfig, ProjectConfig
 from .signature import parse_signature
 
@@ -29,7 +29,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 RESERVED_NAMES = frozenset({"manifest", "profile", "graphs"})
 
 _PACKAGE_KEYS = ("name", "version", "target", "out_dir")
-_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "fastmath", "out", "cast")
+_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "fastmath", "out", "cast", "grad")
 #: Values of a graph's ``cast``.
 CASTS = ("no", "same_kind")
 
@@ -157,6 +157,7 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     cast = _string(table, "cast", where, "no")
     if cast not in CASTS:
         raise where.error(f"expected one of {', '.join(map(repr, CASTS))}, got {cast!r}", "cast")
+    grad = _grad(table, where, mode, signature)
     return GraphConfig(
         name=name,
         function=function,
@@ -167,7 +168,32 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         fastmath=fastmath,
         out=out,
         cast=cast,
+        grad=grad,
     )
+
+
+def _grad(table: Mapping[str, Any], where: _Where, mode: str, signature: Signature) -> tuple[str, ...]:
+    """``grad = ["theta"]``: parameter names, on a traced graph with a float scalar result."""
+    names = table.get("grad", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.isidentifier() for n in names):
+        raise where.error(f"expected a list of parameter names, got {names!r}", "grad")
+    if not names:
+        return ()
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise where.error(f"{', '.join(repeated)} listed twice", "grad")
+    if mode == "kernel":
+        raise where.error(
+            "gradients are of traced graphs; kernels are not differentiated (write the gradient "
+            "as a graph of its own, see docs/gradients.md)",
+            "grad",
+        )
+    result = signature.result
+    if not (isinstance(result, Scalar) and result.dtype in ("float32", "float64")):
+        raise where.error(
+            f"needs a float scalar result to differentiate; the signature returns {result}", "grad"
+        )
+    return tuple(names)
 
 
 def load_config(

@@ -82,6 +82,11 @@ class GraphConfig:
     """``no``: an array of another dtype is a TypeError. ``same_kind``: it is converted (as
     NumPy's ``same_kind`` casting allows), except arrays a kernel writes into."""
 
+    grad: tuple[str, ...] = ()
+    """Parameters to differentiate with respect to (float scalars or arrays): the graph returns
+    ``(value, d_first, ...)``, the function's float scalar value and its gradient with respect to
+    each, of the parameter's shape and dtype, C-contiguous. Traced graphs only."""
+
 
 @dataclass(frozen=True)
 class ProjectConfig:

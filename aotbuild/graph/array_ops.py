@@ -262,6 +262,20 @@ class BroadcastTo(_Shaped):
 
 
 @dataclass(frozen=True)
+class SumTo(_Shaped):
+    """The sum of an array down to ``shape``, which broadcasts to it: leading axes summed away,
+    and each axis of length 1 in ``shape`` summed over (a gradient through broadcasting)."""
+
+    @property
+    def name(self) -> str:
+        return "sum_to"
+
+    @property
+    def key(self) -> str:
+        return f"SumTo({list(self.shape)})"
+
+
+@dataclass(frozen=True)
 class Pack(Op):
     """A 1-d array of its scalar inputs: ``np.stack([s0, s1])``, ``[s]`` in ``concatenate``."""
 

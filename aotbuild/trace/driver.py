@@ -227,7 +227,36 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
     except TraceError as exc:
         raise TraceError(f"{where} the function's result: {exc}") from None
     _check_result(config, outputs, where)
+    if config.grad:
+        return _with_gradients(config, params, outputs[0], where)
     return Graph(config, params, tuple(outputs), returns_tuple)
+
+
+def _with_gradients(config: GraphConfig, params: tuple[str, ...], value: Node, where: str) -> Graph:
+    """``grad = [...]``: the graph of ``(value, d_a, ...)``, its signature saying so."""
+    from .gradients import gradients
+
+    positions = []
+    for name in config.grad:
+        if name not in params:
+            covered = ", ".join(params)
+            raise ConfigError(f"{where} grad: {name!r} is not a parameter the signature covers ({covered})")
+        position = params.index(name)
+        declared = config.signature.args[position]
+        if declared.dtype not in ("float32", "float64"):
+            raise ConfigError(
+                f"{where} grad: {name!r} is {declared}; only float scalars and arrays have gradients"
+            )
+        positions.append(position)
+    arguments = tuple(Node.make(Argument(p, config.signature.args[p])) for p in positions)
+    try:
+        grads = gradients(value, arguments)
+    except TraceError as exc:
+        raise TraceError(f"{where} grad: {exc}") from None
+    results = (config.signature.result, *(node.type for node in grads))
+    signature = replace(config.signature, result=TupleOf(results))  # type: ignore[arg-type]
+    graph_config = replace(config, signature=signature, signature_text=str(signature))
+    return Graph(graph_config, params, (value, *grads), returns_tuple=True)
 
 
 def kernel_graph(
@@ -310,6 +339,10 @@ def _auto(
         try:
             return traced(replace(config, mode="trace", auto="traced"))
         except RunTimeValueError as exc:
+            if config.grad:
+                raise TraceError(
+                    f"{exc} — and grad = [...] needs a traced graph: kernels are not differentiated"
+                ) from None
             reason = f"kernel: {exc.stopped}"
             stopped = exc
     if config.fastmath:

@@ -1,0 +1,343 @@
+"""Reverse mode over a traced graph: the gradient of a float scalar with respect to arguments.
+
+Each Op's vector-Jacobian product is written as traced NumPy on tracers, so the backward pass is
+a graph like any other: hash-consed with the forward pass (the forward values a rule needs are the
+forward nodes themselves, computed once), then fused and memory-planned with it. Only nodes on a
+path from a differentiated argument to the value are visited; integer and boolean values
+(indices, comparisons, ``argmax``) carry no gradient.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import TraceError
+from ..graph import Argument, Constant, Elementwise, Node, Reduce, topological_order
+from ..graph.array_ops import (
+    DYNAMIC,
+    BasicIndex,
+    BroadcastTo,
+    Expr,
+    Gather,
+    IndexInt,
+    Pack,
+    Reshape,
+    Scan,
+    SetIndex,
+    SumTo,
+)
+from ..graph.linalg_ops import MatMul
+from ..types import Array, Scalar
+from .movement import shape_spec
+from .operands import Operand, as_operand
+from .tracer import Tracer
+
+Contributions = tuple[Any, ...]
+"""One cotangent (a Tracer, or None for none) per input of the node."""
+
+
+def _float(node: Node) -> bool:
+    value = node.type
+    return isinstance(value, (Scalar, Array)) and np.dtype(value.dtype).kind in "fc"
+
+
+def _t(node: Node) -> Tracer:
+    return Tracer(Operand(node))
+
+
+def _scalar(value: float, like: Node | Tracer) -> Tracer:
+    """The constant ``value`` with the dtype of ``like`` (never ``x * 0``: that is NaN at NaN)."""
+    dtype = like.dtype if isinstance(like, Tracer) else np.dtype(like.type.dtype)  # type: ignore[union-attr]
+    return Tracer(as_operand(np.array(value, dtype=dtype)[()]))
+
+
+def gradients(value: Node, wrt: tuple[Node, ...]) -> tuple[Node, ...]:
+    """The gradient of the float scalar ``value`` with respect to each of ``wrt`` (argument nodes),
+    each of its argument's shape and dtype."""
+    order = topological_order((value,))
+    targets = {id(node) for node in wrt}
+    reaches = set(targets)
+    for node in order:
+        if id(node) not in reaches and _float(node) and any(id(i) in reaches for i in node.inputs):
+            reaches.add(id(node))
+    cotangents: dict[int, Tracer] = {}
+    if id(value) in reaches:
+        cotangents[id(value)] = _scalar(1.0, value)
+    for node in reversed(order):
+        g = cotangents.get(id(node))
+        if g is None or isinstance(node.op, (Argument, Constant)):
+            continue
+        if id(node) not in targets:
+            del cotangents[id(node)]
+        contributions = _rule(node)(node, g)
+        for item, contribution in zip(node.inputs, contributions, strict=True):
+            if contribution is None or id(item) not in reaches:
+                continue
+            contribution = _as_dtype(contribution, item)
+            earlier = cotangents.get(id(item))
+            cotangents[id(item)] = contribution if earlier is None else earlier + contribution
+    results = []
+    for node in wrt:
+        total: Any = cotangents.get(id(node))
+        if total is None:
+            total = np.zeros_like(_t(node)) if node.type.ndim else _scalar(0.0, node)  # type: ignore[union-attr]
+        elif isinstance(total.node.type, Array) and total.node.type.layout != "C":  # a view: copy
+            total = total.copy()
+        results.append(total.node)
+    return tuple(results)
+
+
+def _as_dtype(contribution: Tracer, item: Node) -> Tracer:
+    dtype = np.dtype(item.type.dtype)  # type: ignore[union-attr]
+    return contribution if contribution.dtype == dtype else contribution.astype(dtype)
+
+
+def _rule(node: Node) -> Callable[[Node, Tracer], Contributions]:
+    op = node.op
+    if isinstance(op, Elementwise):
+        rule = ELEMENTWISE.get(op.fn)
+        if rule is None:
+            raise TraceError(f"`{op.fn}` has no gradient rule (in {_describe(node)})")
+        return _elementwise(rule)
+    rule = RULES.get(type(op))
+    if rule is None:
+        raise TraceError(f"{_describe(node)} has no gradient rule")
+    return rule
+
+
+def _describe(node: Node) -> str:
+    items = ", ".join(str(i.type) for i in node.inputs)
+    return f"the Op `{node.op.name}` ({node.op.key}) of ({items}) -> {node.type}"
+
+
+# -- broadcasting ----------------------------------------------------------------------------------
+
+
+def sum_to(g: Tracer, like: Node) -> Tracer:
+    """``g`` summed down to the shape of ``like``, which broadcast to it."""
+    ndim = like.type.ndim  # type: ignore[union-attr]
+    if ndim == 0:
+        return g.sum() if g.ndim else g
+    spec, nodes = shape_spec(_t(like).shape, "a length")
+    return _t(Node.make(SumTo(spec), (g.node, *nodes)))
+
+
+def _elementwise(rule: Callable[..., Contributions]) -> Callable[[Node, Tracer], Contributions]:
+    def apply(node: Node, g: Tracer) -> Contributions:
+        inputs = [_t(i) for i in node.inputs]
+        raw = rule(g, _t(node), *inputs)
+        return tuple(
+            None if c is None or not _float(i) else sum_to(c, i)
+            for i, c in zip(node.inputs, raw, strict=True)
+        )
+
+    return apply
+
+
+def _split_ties(g: Tracer, out: Tracer, x: Tracer, y: Tracer) -> Contributions:
+    """maximum/minimum: the gradient goes to the chosen input, half to each on a tie (JAX)."""
+    half = g * 0.5
+    to_x = np.where(x == out, np.where(y == out, half, g), 0)
+    to_y = np.where(y == out, np.where(x == out, half, g), 0)
+    return to_x, to_y
+
+
+LN2 = math.log(2.0)
+LN10 = math.log(10.0)
+
+ELEMENTWISE: dict[str, Callable[..., Contributions]] = {
+    "add": lambda g, out, x, y: (g, g),
+    "subtract": lambda g, out, x, y: (g, -g),
+    "multiply": lambda g, out, x, y: (g * y, g * x),
+    "divide": lambda g, out, x, y: (g / y, -g * out / y),
+    "true_divide": lambda g, out, x, y: (g / y, -g * out / y),
+    "negative": lambda g, out, x: (-g,),
+    "positive": lambda g, out, x: (g,),
+    "square": lambda g, out, x: (2 * x * g,),
+    "reciprocal": lambda g, out, x: (-g * out * out,),
+    "sqrt": lambda g, out, x: (g / (2 * out),),
+    "cbrt": lambda g, out, x: (g / (3 * out * out),),
+    "exp": lambda g, out, x: (g * out,),
+    "exp2": lambda g, out, x: (g * out * LN2,),
+    "expm1": lambda g, out, x: (g * (out + 1),),
+    "log": lambda g, out, x: (g / x,),
+    "log2": lambda g, out, x: (g / (x * LN2),),
+    "log10": lambda g, out, x: (g / (x * LN10),),
+    "log1p": lambda g, out, x: (g / (1 + x),),
+    "sin": lambda g, out, x: (g * np.cos(x),),
+    "cos": lambda g, out, x: (-g * np.sin(x),),
+    "tan": lambda g, out, x: (g * (1 + out * out),),
+    "arcsin": lambda g, out, x: (g / np.sqrt(1 - x * x),),
+    "arccos": lambda g, out, x: (-g / np.sqrt(1 - x * x),),
+    "arctan": lambda g, out, x: (g / (1 + x * x),),
+    "sinh": lambda g, out, x: (g * np.cosh(x),),
+    "cosh": lambda g, out, x: (g * np.sinh(x),),
+    "tanh": lambda g, out, x: (g * (1 - out * out),),
+    "arcsinh": lambda g, out, x: (g / np.sqrt(x * x + 1),),
+    "arccosh": lambda g, out, x: (g / np.sqrt(x * x - 1),),
+    "arctanh": lambda g, out, x: (g / (1 - x * x),),
+    "absolute": lambda g, out, x: (g * np.sign(x),),
+    "hypot": lambda g, out, x, y: (g * x / out, g * y / out),
+    "arctan2": lambda g, out, y, x: (g * x / (x * x + y * y), -g * y / (x * x + y * y)),
+    "logaddexp": lambda g, out, x, y: (g * np.exp(x - out), g * np.exp(y - out)),
+    "power": lambda g, out, x, y: (g * y * x ** (y - 1), g * out * np.log(np.where(x > 0, x, 1))),
+    "maximum": _split_ties,
+    "minimum": _split_ties,
+    "fmax": _split_ties,
+    "fmin": _split_ties,
+    "where": lambda g, out, c, x, y: (None, np.where(c, g, 0), np.where(c, 0, g)),
+    "cast": lambda g, out, x: (g,),
+    # piecewise constant: no gradient
+    **{fn: (lambda g, out, x: (None,)) for fn in ("sign", "floor", "ceil", "rint", "trunc")},
+}
+
+
+# -- reductions, indexing, movement, products ------------------------------------------------------
+
+
+def _kept(g: Tracer, node: Node) -> Tracer:
+    """A reduction's cotangent with its reduced axes back (length 1)."""
+    op = node.op
+    assert isinstance(op, Reduce)
+    kept: Any = g if op.keepdims or not op.axes or g.ndim == 0 else np.expand_dims(g, op.axes)  # type: ignore[call-overload]
+    return kept
+
+
+def _reduce(node: Node, g: Tracer) -> Contributions:
+    op = node.op
+    assert isinstance(op, Reduce)
+    (source,) = node.inputs
+    x = _t(source)
+    kept = _kept(g, node)
+    if op.kind == "sum":
+        return (np.broadcast_to(kept, x.shape),)
+    if op.kind == "mean":
+        count = 1
+        for axis in op.axes:
+            count = count * x.shape[axis]
+        return (np.broadcast_to(kept / count, x.shape),)
+    out = _kept(_t(node), node)
+    if op.kind == "prod":
+        return (np.broadcast_to(kept * out, x.shape) / x,)
+    if op.kind in ("max", "min"):
+        chosen = x == out
+        share = chosen / np.sum(chosen, axis=op.axes, keepdims=True)
+        return (kept * share,)
+    return (None,)
+
+
+def _basic_index(node: Node, g: Tracer) -> Contributions:
+    op = node.op
+    assert isinstance(op, BasicIndex)
+    source = node.inputs[0]
+    zeros: Any = np.zeros_like(_t(source))
+    update = Node.make(SetIndex(op.items), (zeros.node, g.node, *node.inputs[1:]))
+    return (_t(update), *(None for _ in node.inputs[1:]))
+
+
+def _set_index(node: Node, g: Tracer) -> Contributions:
+    op = node.op
+    assert isinstance(op, SetIndex)
+    target, value, *dynamic = node.inputs
+    cleared = Node.make(SetIndex(op.items), (g.node, _scalar(0.0, g).node, *dynamic))
+    picked = _t(Node.make(BasicIndex(op.items), (g.node, *dynamic)))
+    return (_t(cleared), sum_to(picked, value) if _float(value) else None, *(None for _ in dynamic))
+
+
+def _gather(node: Node, g: Tracer) -> Contributions:
+    op = node.op
+    assert isinstance(op, Gather)
+    source, *indices = node.inputs
+    if source.type.ndim != 1 or op.count != 1 or indices[0].type.ndim > 1:  # type: ignore[union-attr]
+        raise TraceError(
+            f"{_describe(node)}: gradients of integer-array indexing are implemented for a 1-d "
+            "array indexed by one integer or 1-d integer array"
+        )
+    x = _t(source)
+    index = _t(indices[0])
+    length = x.shape[0]
+    if index.ndim == 0:
+        zeros: Any = np.zeros_like(x)
+        update = Node.make(SetIndex((IndexInt(DYNAMIC),)), (zeros.node, g.node, indices[0]))
+        return (_t(update), None)
+    wrapped = np.where(index < 0, index + length, index)
+    added = np.bincount(wrapped, weights=g, minlength=length)
+    return (added, None)
+
+
+def _reshape(node: Node, g: Tracer) -> Contributions:
+    source = _t(node.inputs[0])
+    return (g.reshape(source.shape) if source.ndim else g.reshape(()), *(None for _ in node.inputs[1:]))
+
+
+def _broadcast_to(node: Node, g: Tracer) -> Contributions:
+    return (sum_to(g, node.inputs[0]), *(None for _ in node.inputs[1:]))
+
+
+def _pack(node: Node, g: Tracer) -> Contributions:
+    return tuple(g[i] for i in range(len(node.inputs)))
+
+
+def _matmul(node: Node, g: Tracer) -> Contributions:
+    a, b = (_t(i) for i in node.inputs)
+    da: Any = g @ np.swapaxes(b, -1, -2)
+    db: Any = np.swapaxes(a, -1, -2) @ g
+    return sum_to(da, node.inputs[0]), sum_to(db, node.inputs[1])
+
+
+def _scan(node: Node, g: Tracer) -> Contributions:
+    op = node.op
+    assert isinstance(op, Scan)
+    if op.kind != "sum":
+        raise TraceError(f"{_describe(node)}: cumprod has no gradient rule (cumsum has)")
+    return (np.flip(np.cumsum(np.flip(g, op.axis), axis=op.axis), op.axis),)
+
+
+def _expression(node: Node, g: Tracer) -> Contributions:
+    """numba's NumPy functions: ``transpose`` (transposed back), ``concatenate`` (the cotangent
+    cut back into its pieces), a 1-d ``sort`` (the cotangent put back in the input's order)."""
+    op = node.op
+    assert isinstance(op, Expr)
+    if op.fn == "transpose":  # np.transpose({0}, (1, 0)): back by the inverse permutation
+        permutation = [int(a) for a in op.code.split("(", 2)[2].rstrip(")").split(",") if a.strip()]
+        return (np.transpose(g, np.argsort(permutation)),)
+    if op.fn == "zeros_like":
+        return (None,)
+    if op.fn == "sort" and node.type.ndim == 1:  # type: ignore[union-attr]
+        # each value goes back where it came from: stable, as np.sort orders ties
+        back: Any = np.zeros_like(_t(node))
+        back[np.argsort(_t(node.inputs[0]), kind="stable")] = g
+        return (back,)
+    if op.fn != "concatenate":
+        raise TraceError(f"{_describe(node)} has no gradient rule")
+    axis = int(op.code.rsplit("axis=", 1)[1].rstrip(")"))
+    pieces = []
+    start: Any = 0
+    for item in node.inputs:
+        stop = start + _t(item).shape[axis]
+        pieces.append(g[(slice(None),) * axis + (slice(start, stop),)])
+        start = stop
+    return tuple(pieces)
+
+
+def _sum_to(node: Node, g: Tracer) -> Contributions:
+    return (np.broadcast_to(g, _t(node.inputs[0]).shape), *(None for _ in node.inputs[1:]))
+
+
+RULES: dict[type, Callable[[Node, Tracer], Contributions]] = {
+    Reduce: _reduce,
+    BasicIndex: _basic_index,
+    SetIndex: _set_index,
+    Gather: _gather,
+    Reshape: _reshape,
+    BroadcastTo: _broadcast_to,
+    SumTo: _sum_to,
+    Pack: _pack,
+    MatMul: _matmul,
+    Scan: _scan,
+    Expr: _expression,
+}

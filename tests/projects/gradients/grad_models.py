@@ -1,0 +1,115 @@
+"""Functions whose gradients tests/test_gradients.py checks against finite differences: each
+exercises some vector-Jacobian rules (elementwise, broadcasting, reductions, indexing, moves,
+products)."""
+
+import numpy as np
+
+IDX = np.array([0, 2, 2, 4, -1, 1])
+
+
+def unary(x):
+    """Every unary rule, on values where each function is smooth."""
+    p = np.abs(x) + 1.5  # > 1: log, arccosh, sqrt...
+    u = np.tanh(x) * 0.9  # in (-1, 1): arcsin, arccos, arctanh
+    terms = (
+        np.exp(x)
+        + np.exp2(x)
+        + np.expm1(x)
+        + np.log(p)
+        + np.log2(p)
+        + np.log10(p)
+        + np.log1p(p)
+        + np.sqrt(p)
+        + np.cbrt(p)
+        + np.square(x)
+        + np.reciprocal(p)
+        + np.sin(x)
+        + np.cos(x)
+        + np.tan(u)
+        + np.arcsin(u)
+        + np.arccos(u)
+        + np.arctan(x)
+        + np.sinh(x)
+        + np.cosh(x)
+        + np.arcsinh(x)
+        + np.arccosh(p)
+        + np.arctanh(u)
+        + -x
+        + +x
+        + np.floor(x) * x
+    )
+    return np.sum(terms)
+
+
+def binary(a, b):
+    """Binary rules with broadcasting: b may be (n,) or (1,) against a's (m, n)."""
+    q = np.abs(b) + 0.5
+    return np.sum(
+        a * b
+        - a / q
+        + np.hypot(a, b)
+        + np.arctan2(a, q)
+        + np.logaddexp(a, b)
+        + np.power(q, a)
+        + (a + 2.0) ** 3
+        + np.maximum(a, b)
+        + np.minimum(a, 0.1)
+        + np.where(a > b, a * a, b)
+    )
+
+
+def reductions(x):
+    """Sums, means, products and extremes along axes, kept and dropped."""
+    return (
+        np.sum(x.mean(axis=0) ** 2)
+        + np.prod(x[:, :2] + 2.0, axis=1).sum()
+        + np.max(x, axis=1).sum()
+        + np.min(x)
+        + np.sum(x.sum(axis=1, keepdims=True) * x)
+        + np.mean(x)
+    )
+
+
+def indexing(x):
+    """Slices, integers, integer arrays (negative ones too), cumsum, concatenate, sort."""
+    head = x[1:4]
+    joined = np.concatenate([x[::2], x[:2] * 3.0])
+    return (
+        np.sum(head**2)
+        + x[0] * x[2]
+        + np.sum(x[IDX] * np.arange(6.0))
+        + np.cumsum(x)[-1] * 2.0
+        + np.sum(joined * joined)
+        + np.sum(x[::-1][:3] * x[:3])
+        + np.sum(np.sort(x) * np.arange(x.shape[0]))
+    )
+
+
+def layers(w, b, x, y):
+    """A two-layer perceptron's squared error: matmul, a broadcast bias, tanh, reshape."""
+    h = np.tanh(x @ w + b)
+    out = (h @ w.T).reshape(-1)
+    return np.mean((out[: y.shape[0]] - y) ** 2) + 0.01 * np.sum(w * w)
+
+
+def scaled(x, s):
+    """A float32 array and a float32 scalar."""
+    return np.sum((x - s) ** 2) / s
+
+
+def partial(x, n):
+    """An integer parameter beside the differentiated one: it carries no gradient."""
+    return np.sum(x * n) + np.sum(x[:n] ** 2)
+
+
+def moves(x, w):
+    """clip, dot, a batched matmul, swapaxes, flip, stack (of arrays and of scalars)."""
+    batch = np.stack([x, x * 2.0])  # (2, 3, 3)
+    product = batch @ w  # batched, w broadcast over the batch
+    turned = np.swapaxes(product, 1, 2)
+    scalars = np.stack([x[0, 0], x[1, 2]])
+    return (
+        np.sum(np.clip(x, -0.5, 0.5) * np.dot(x, w))
+        + np.sum(turned * np.flip(product, 1))
+        + np.sum(scalars**2)
+    )

@@ -1,0 +1,163 @@
+"""``grad = [...]``: reverse-mode gradients of traced graphs, against central finite differences
+on random inputs (strided, broadcast and size-1 ones too), and the build's refusals."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from .conftest import PROJECTS, load_package, write_project
+
+sys.path.insert(0, str(PROJECTS / "gradients"))
+import grad_models  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def built(build_project):
+    return build_project(PROJECTS / "gradients" / "graphs.toml")
+
+
+@pytest.fixture(scope="module")
+def package(built):
+    return load_package(built)
+
+
+def finite_difference(function, args, position, eps=1e-6):
+    """Central differences of ``function`` in float64 with respect to ``args[position]``."""
+    args = [np.array(a, dtype=np.float64, order="C") if np.asarray(a).dtype.kind == "f" else a for a in args]
+    x = args[position]
+    flat = x.reshape(-1)
+    out = np.zeros(flat.size)
+    for k in range(flat.size):
+        saved = flat[k]
+        flat[k] = saved + eps
+        up = function(*args)
+        flat[k] = saved - eps
+        down = function(*args)
+        flat[k] = saved
+        out[k] = (up - down) / (2 * eps)
+    return out.reshape(x.shape)
+
+
+def check(compiled, function, args, positions, rtol=1e-6, atol=1e-7):
+    value, *grads = compiled(*args)
+    np.testing.assert_allclose(value, function(*args), rtol=1e-12 if rtol < 1e-5 else rtol)
+    for position, grad in zip(positions, grads, strict=True):
+        declared = np.asarray(args[position])
+        assert grad.dtype == declared.dtype and np.shape(grad) == declared.shape
+        if np.ndim(grad):
+            assert grad.flags.c_contiguous
+        np.testing.assert_allclose(grad, finite_difference(function, args, position), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_elementwise_rules(package, seed) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.5, 1.5, size=7)
+    check(package.unary, grad_models.unary, (x,), [0])
+    check(package.unary, grad_models.unary, (x[::2],), [0])  # strided
+    a = rng.normal(size=(3, 4))
+    for b in (rng.normal(size=4), rng.normal(size=1)):  # a broadcast (1,) too
+        check(package.binary, grad_models.binary, (a, b), [0, 1])
+        _, db = package.binary_b(a, b)
+        np.testing.assert_array_equal(db, package.binary(a, b)[2])
+    a[0, 0] = b[0] = 0.25  # a maximum/minimum tie: half the gradient to each side
+    _, da, db = package.binary(a[:1, :1], b[:1])
+    assert np.isfinite(da).all() and np.isfinite(db).all()
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (1, 5), (4, 2)])
+def test_reduction_rules(package, shape) -> None:
+    x = np.random.default_rng(sum(shape)).normal(size=shape)
+    check(package.reductions, grad_models.reductions, (x,), [0])
+    check(package.reductions, grad_models.reductions, (np.asfortranarray(x),), [0])
+
+
+def test_indexing_moving_and_scan_rules(package) -> None:
+    x = np.random.default_rng(3).normal(size=9)
+    check(package.indexing, grad_models.indexing, (x,), [0])
+    check(package.indexing, grad_models.indexing, (np.linspace(-1, 1, 12)[::-1],), [0])
+
+
+def test_products_and_broadcast_bias(package) -> None:
+    rng = np.random.default_rng(4)
+    w, x, y = rng.normal(size=(3, 3)), rng.normal(size=(5, 3)), rng.normal(size=12)
+    for b in (rng.normal(size=3), rng.normal(size=1)):
+        check(package.layers, grad_models.layers, (w, b, x, y), [0, 1])
+
+
+def test_moves_products_and_stacks(package) -> None:
+    rng = np.random.default_rng(7)
+    check(package.moves, grad_models.moves, (rng.normal(size=(3, 3)), rng.normal(size=(3, 3))), [0, 1])
+
+
+def test_float32_stays_float32(package) -> None:
+    x = np.random.default_rng(5).normal(size=6).astype(np.float32)
+    value, dx, ds = package.scaled(x, np.float32(1.7))
+    assert value.dtype == dx.dtype == np.float32 and isinstance(ds, np.float32)
+    check(package.scaled, grad_models.scaled, (x, np.float32(1.7)), [0, 1], rtol=2e-3, atol=1e-3)
+
+
+def test_integer_parameters_carry_no_gradient(package) -> None:
+    x = np.random.default_rng(6).normal(size=5)
+    check(package.partial, grad_models.partial, (x, 3), [0])
+
+
+def test_the_signature_and_stub_say_what_is_returned(package, built) -> None:
+    graphs = package.__graphs__
+    assert (
+        graphs["binary"]["signature"]
+        == "Tuple(float64, float64[:, ::1], float64[::1])(float64[:, :], float64[:])"
+    )
+    stub = (built.package_dir / "__init__.pyi").read_text()
+    assert "def scaled(" in stub and "float32" in stub
+
+
+@pytest.mark.parametrize(
+    ("graph", "message"),
+    [
+        (
+            'function = "m:f"\nsignature = "float64[:](float64[:])"\ngrad = ["x"]',
+            "needs a float scalar result",
+        ),
+        (
+            'function = "m:f"\nsignature = "float64(float64[:])"\nmode = "kernel"\ngrad = ["x"]',
+            "kernels are not",
+        ),
+        (
+            'function = "m:f"\nsignature = "float64(float64[:])"\ngrad = "x"',
+            "expected a list of parameter names",
+        ),
+        ('function = "m:f"\nsignature = "float64(float64[:])"\ngrad = ["x", "x"]', "x listed twice"),
+        ('function = "m:f"\nsignature = "float64(float64[:])"\ngrad = ["y"]', "'y' is not a parameter"),
+        (
+            'function = "m:count"\nsignature = "float64(int64[:])"\ngrad = ["x"]',
+            "only float scalars and arrays",
+        ),
+        (
+            'function = "m:inv"\nsignature = "float64(float64[:, :])"\ngrad = ["x"]',
+            "`linalg_inv`.* has no gradient rule",
+        ),
+        (
+            'function = "m:loop"\nsignature = "float64(float64[:])"\ngrad = ["x"]',
+            "kernels are not differentiated",
+        ),
+    ],
+)
+def test_refusals(tmp_path, graph, message) -> None:
+    from aotbuild.build import build
+    from aotbuild.errors import AotBuildError
+    from aotbuild.progress import Progress
+
+    module = (
+        "import numpy as np\n\n"
+        "def f(x):\n    return np.sum(x * x)\n\n"
+        "def count(x):\n    return np.sum(x) * 1.0\n\n"
+        "def inv(x):\n    return np.sum(np.linalg.inv(x))\n\n"
+        "def loop(x):\n    t = 0.0\n    for i in range(x.shape[0]):\n        t += x[i]\n    return t\n"
+    )
+    path = write_project(tmp_path, f'[package]\nname = "bad_ext"\n\n[graphs.g]\n{graph}\n', {"m.py": module})
+    with pytest.raises(AotBuildError, match=message):
+        build(path, progress=Progress(quiet=True))
