@@ -14,4 +14,8 @@ def __getattr__(name: str) -> object:
         from .trace.subgraph import subgraph
 
         return subgraph
+    if name in ("value_and_grad", "grad"):
+        from .trace import autodiff
+
+        return getattr(autodiff, name)
     raise AttributeError(f"module 'aotbuild' has no attribute {name!r}")

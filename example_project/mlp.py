@@ -46,3 +46,28 @@ def make_weights(seed):
         parameters.append(rng.normal(0.0, WIDTH**-0.5, size=(WIDTH, WIDTH)).astype(np.float32))
         parameters.append(rng.normal(0.0, 0.1, size=WIDTH).astype(np.float32))
     return tuple(parameters)
+
+
+def loss(x, y, w0, b0, w1, b1, w2, b2, w3, b3, w4, b4, w5, b5, w6, b6, w7, b7):
+    """The mean squared error of :func:`mlp` on x against targets y (float32, (batch, 16)):
+    graphs.toml asks for its gradient with respect to every weight and bias (``grad = [...]``)."""
+    out = mlp(x, w0, b0, w1, b1, w2, b2, w3, b3, w4, b4, w5, b5, w6, b6, w7, b7)
+    return np.mean((out - y) ** 2)
+
+
+def loss_and_grad_by_hand(x, y, *parameters):
+    """:func:`loss` and its gradient ``(d_w0, d_b0, ..., d_w7, d_b7)`` by backpropagation written
+    out in NumPy: the reference the compiled ``grad`` graph is checked against."""
+    layers = list(zip(parameters[0::2], parameters[1::2], strict=True))
+    activations = [x]
+    for w, b in layers:
+        activations.append(np.tanh(activations[-1] @ w + b))
+    out = activations[-1]
+    value = np.mean((out - y) ** 2)
+    g = 2 * (out - y) / np.float32(out.size)
+    grads = []
+    for k in reversed(range(len(layers))):
+        g = g * (1 - activations[k + 1] ** 2)  # through tanh
+        grads.append((activations[k].T @ g, g.sum(axis=0)))
+        g = g @ layers[k][0].T
+    return value, tuple(array for pair in reversed(grads) for array in pair)

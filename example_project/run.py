@@ -110,7 +110,15 @@ got = example_ext.mlp(batch, *weights)
 assert got.dtype == np.float32
 np.testing.assert_allclose(got, mlp.mlp(batch, *weights), rtol=1e-5, atol=1e-6)
 np.testing.assert_allclose(example_ext.dense(batch, *weights[:2]), mlp.dense(batch, *weights[:2]), rtol=1e-5)
-print(f"mlp, dense          ok  {got.dtype} {got.shape}")
+targets = rng.normal(size=got.shape).astype(np.float32)
+loss, *grads = example_ext.mlp_loss_and_grad(batch, targets, *weights)  # grad = [all 16]
+want_loss, want_grads = mlp.loss_and_grad_by_hand(batch, targets, *weights)
+assert loss.dtype == np.float32 and len(grads) == 16
+np.testing.assert_allclose(loss, want_loss, rtol=1e-5)
+for derived, by_hand in zip(grads, want_grads, strict=True):
+    assert derived.dtype == np.float32 and derived.shape == by_hand.shape
+    np.testing.assert_allclose(derived, by_hand, rtol=1e-3, atol=1e-6)
+print(f"mlp, dense, loss    ok  {got.dtype} {got.shape}, 16 gradients")
 
 # The image pipeline, on a stack viewed with a reversed axis (no copy is made).
 stack = rng.random((3, 37, 29), dtype=np.float32)[:, ::-1]

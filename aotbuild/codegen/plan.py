@@ -27,6 +27,7 @@ from ..graph.array_ops import (
 from ..graph.calls import Call, TupleItem
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
+from ..types import Scalar
 from .buffers import inplace_inputs
 from .elementwise import render_elementwise, render_fused
 from .indexing import (
@@ -186,6 +187,9 @@ def _entry(
         elif isinstance(op, TupleItem):
             names[node.key] = target = fresh("v")
             statements.append(f"{target} = {value(node.inputs[0])}[{op.index}]")
+        elif (inline := _inline_scalar(node)) is not None:
+            names[node.key] = target = fresh("v")
+            statements.append(f"{target} = {inline.format(*(value(i) for i in node.inputs))}")
         else:
             module = planner.module_for(node, fast, inplace.get(node.key))
             if module.symbol not in declarations:
@@ -241,6 +245,37 @@ def _entry(
         flags=FASTMATH_FLAGS if fast else TRACED_FLAGS,
         calls=tuple(sorted(declarations)),
     )
+
+
+#: Float arithmetic on scalars that the entry computes itself rather than calling an Op for it:
+#: the same IEEE operation the Op would do (one rounding, NumPy's division by zero), without a
+#: call. Transcendental functions stay Ops (vector math), as do integer operations (NumPy's
+#: overflow and division rules).
+INLINE_SCALAR = {
+    "add": "{0} + {1}",
+    "subtract": "{0} - {1}",
+    "multiply": "{0} * {1}",
+    "divide": "{0} / {1}",
+    "true_divide": "{0} / {1}",
+    "negative": "-{0}",
+}
+
+
+def _inline_scalar(node: Node) -> str | None:
+    """The expression computing a scalar float Elementwise node in the entry, if it is one."""
+    op = node.op
+    if (
+        not isinstance(op, Elementwise)
+        or op.fn not in INLINE_SCALAR
+        or op.out_dtype not in ("float32", "float64")
+    ):
+        return None
+    operands = [i.type for i in node.inputs]
+    if not all(isinstance(t, Scalar) and t.dtype == op.out_dtype for t in operands):
+        return None
+    if any(d != op.out_dtype for d in op.in_dtypes):
+        return None
+    return INLINE_SCALAR[op.fn]
 
 
 def dependency_order(modules: dict[str, OpModule]) -> list[OpModule]:

@@ -11,12 +11,20 @@ merge needs numba. While aotbuild compiles, those exceptions are pickled instead
 which plain ``pickle`` reads; the package's ``_exceptions.rebuild`` (templates/package) puts the
 run-time values, which the compiled code boxes itself, at those positions. Exceptions without
 run-time values keep numba's three-item form.
+
+The location numba records, ``(function, file, line)``, names the file of the code that raises;
+where that is a library's (numba's own ``ZeroDivisionError`` for ``i % 0``, say), the file is
+recorded relative to its site-packages folder (``numba/cpython/numbers.py``), so no path of the
+building machine reaches the package.
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 
@@ -31,6 +39,8 @@ def portable_exception_data() -> Iterator[None]:
 
     def build_excinfo_struct(self: Any, exc: Any, exc_args: Any, loc: Any, func_name: Any) -> Any:
         record = numba_build(self, exc, exc_args, loc, func_name)
+        args = tuple(_portable_text(a) if isinstance(a, str) else a for a in record[1] or ())
+        record = (record[0], args if record[1] is not None else None, _portable(record[2]), *record[3:])
         args = record[1] or ()
         positions = tuple(i for i, arg in enumerate(args) if isinstance(arg, ir.Value))
         if not positions:
@@ -43,3 +53,28 @@ def portable_exception_data() -> Iterator[None]:
         yield
     finally:
         CPUCallConv.build_excinfo_struct = numba_build  # type: ignore[method-assign]
+
+
+def _portable(location: Any) -> Any:
+    """``(function, file, line)`` with a library file relative to the folder it is installed in."""
+    if location is None:
+        return None
+    function, filename, line = location
+    return (function, _portable_path(filename), line)
+
+
+def _portable_path(filename: str) -> str:
+    path = Path(filename)
+    if path.is_absolute():
+        inside = [Path(f) for f in sys.path if f and Path(f).is_absolute() and path.is_relative_to(f)]
+        deepest = max(inside, key=lambda folder: len(folder.parts), default=None)
+        path = path.relative_to(deepest) if deepest is not None else Path(path.name)
+    return path.as_posix()
+
+
+_FILE_IN_MESSAGE = re.compile(r'File "(/[^"]+)"')
+
+
+def _portable_text(message: str) -> str:
+    """A message numba wrote a location into (``File "/.../npyimpl.py", line 373``), portable."""
+    return _FILE_IN_MESSAGE.sub(lambda m: f'File "{_portable_path(m.group(1))}"', message)

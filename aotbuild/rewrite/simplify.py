@@ -2,7 +2,8 @@
 
 Only identities that hold exactly, for every value including NaN, infinities and -0.0:
 
-* ``x * 1`` and ``1 * x`` → ``x`` (any dtype: multiplying by one is exact);
+* ``x * 1``, ``1 * x``, ``x / 1`` and ``x ** 1`` → ``x`` (any dtype: each is exact, and NumPy's
+  ``power`` returns ``x`` itself for an exponent of 1);
 * ``x + 0``, ``0 + x`` and ``x - 0`` → ``x`` for integers only (for floats ``-0.0 + 0.0`` is
   ``0.0``);
 * ``-(-x)`` → ``x`` (negation is exact; integers wrap the same way twice);
@@ -73,6 +74,8 @@ def _simplified(node: Node, keep_identity: bool) -> Node:
         for x, one in ((inputs[0], inputs[1]), (inputs[1], inputs[0])):
             if x in same and _scalar_constant(one) == 1:
                 return x
+    if op.fn in ("divide", "true_divide", "power") and inputs[0] in same and _scalar_constant(inputs[1]) == 1:
+        return inputs[0]
     if op.fn in ("add", "subtract") and integer and len(inputs) == 2:
         pairs = [(inputs[0], inputs[1])] + ([(inputs[1], inputs[0])] if op.fn == "add" else [])
         for x, zero in pairs:

@@ -30,7 +30,9 @@ from ..graph.array_ops import (
     SetIndex,
     SumTo,
 )
+from ..graph.calls import Call
 from ..graph.linalg_ops import MatMul
+from ..graph.ops import SPECIAL_PREFIX
 from ..types import Array, Scalar
 from .movement import shape_spec
 from .operands import Operand, as_operand
@@ -57,22 +59,35 @@ def _scalar(value: float, like: Node | Tracer) -> Tracer:
 
 def gradients(value: Node, wrt: tuple[Node, ...]) -> tuple[Node, ...]:
     """The gradient of the float scalar ``value`` with respect to each of ``wrt`` (argument nodes),
-    each of its argument's shape and dtype."""
-    order = topological_order((value,))
+    each of its argument's shape and dtype, C-contiguous."""
+    results = []
+    for node, total in zip(wrt, backward(value, _scalar(1.0, value), wrt), strict=True):
+        if total is None:
+            total = np.zeros_like(_t(node)) if node.type.ndim else _scalar(0.0, node)  # type: ignore[union-attr]
+        elif isinstance(total.node.type, Array) and total.node.type.layout != "C":  # a view: copy
+            total = total.copy()
+        results.append(total.node)
+    return tuple(results)
+
+
+def backward(output: Node, seed: Tracer, wrt: tuple[Node, ...]) -> list[Any]:
+    """The cotangent of each of ``wrt`` given ``seed``, the cotangent of ``output`` (None where
+    ``output`` does not depend on it). Propagation stops at ``wrt``: a subgraph call's inputs, or
+    values ``value_and_grad`` was given, may be computed from one another."""
+    order = topological_order((output,))
     targets = {id(node) for node in wrt}
     reaches = set(targets)
     for node in order:
         if id(node) not in reaches and _float(node) and any(id(i) in reaches for i in node.inputs):
             reaches.add(id(node))
     cotangents: dict[int, Tracer] = {}
-    if id(value) in reaches:
-        cotangents[id(value)] = _scalar(1.0, value)
+    if id(output) in reaches:
+        cotangents[id(output)] = seed
     for node in reversed(order):
         g = cotangents.get(id(node))
-        if g is None or isinstance(node.op, (Argument, Constant)):
-            continue
-        if id(node) not in targets:
-            del cotangents[id(node)]
+        if g is None or id(node) in targets or isinstance(node.op, (Argument, Constant)):
+            continue  # a target's cotangent is the answer: what it depends on is not asked
+        del cotangents[id(node)]
         contributions = _rule(node)(node, g)
         for item, contribution in zip(node.inputs, contributions, strict=True):
             if contribution is None or id(item) not in reaches:
@@ -80,15 +95,7 @@ def gradients(value: Node, wrt: tuple[Node, ...]) -> tuple[Node, ...]:
             contribution = _as_dtype(contribution, item)
             earlier = cotangents.get(id(item))
             cotangents[id(item)] = contribution if earlier is None else earlier + contribution
-    results = []
-    for node in wrt:
-        total: Any = cotangents.get(id(node))
-        if total is None:
-            total = np.zeros_like(_t(node)) if node.type.ndim else _scalar(0.0, node)  # type: ignore[union-attr]
-        elif isinstance(total.node.type, Array) and total.node.type.layout != "C":  # a view: copy
-            total = total.copy()
-        results.append(total.node)
-    return tuple(results)
+    return [cotangents.get(id(node)) for node in wrt]
 
 
 def _as_dtype(contribution: Tracer, item: Node) -> Tracer:
@@ -99,7 +106,7 @@ def _as_dtype(contribution: Tracer, item: Node) -> Tracer:
 def _rule(node: Node) -> Callable[[Node, Tracer], Contributions]:
     op = node.op
     if isinstance(op, Elementwise):
-        rule = ELEMENTWISE.get(op.fn)
+        rule = ELEMENTWISE.get(op.fn) or SPECIAL.get(op.fn.removeprefix(SPECIAL_PREFIX))
         if rule is None:
             raise TraceError(f"`{op.fn}` has no gradient rule (in {_describe(node)})")
         return _elementwise(rule)
@@ -130,12 +137,21 @@ def _elementwise(rule: Callable[..., Contributions]) -> Callable[[Node, Tracer],
     def apply(node: Node, g: Tracer) -> Contributions:
         inputs = [_t(i) for i in node.inputs]
         raw = rule(g, _t(node), *inputs)
+        arrays = sum(1 for i in node.inputs if getattr(i.type, "ndim", 0))
         return tuple(
-            None if c is None or not _float(i) else sum_to(c, i)
+            None if c is None or not _float(i) else c if _same_shape(c, i, arrays) else sum_to(c, i)
             for i, c in zip(node.inputs, raw, strict=True)
         )
 
     return apply
+
+
+def _same_shape(c: Tracer, item: Node, arrays: int) -> bool:
+    """Whether a contribution of the result's shape has the shape of ``item`` already: ``item``
+    is the only array among the inputs (scalars broadcast to it, nothing broadcasts it), as
+    ``c`` is; a scalar ``c`` for a scalar ``item`` too."""
+    ndim = getattr(item.type, "ndim", 0)
+    return (ndim == 0 and c.ndim == 0) or (arrays == 1 and ndim == c.ndim)
 
 
 def _split_ties(g: Tracer, out: Tracer, x: Tracer, y: Tracer) -> Contributions:
@@ -144,6 +160,12 @@ def _split_ties(g: Tracer, out: Tracer, x: Tracer, y: Tracer) -> Contributions:
     to_x = np.where(x == out, np.where(y == out, half, g), 0)
     to_y = np.where(y == out, np.where(x == out, half, g), 0)
     return to_x, to_y
+
+
+def _power_less_one(x: Tracer, y: Tracer) -> Any:
+    """``x ** (y - 1)``; for a constant ``y`` of 2 (``x ** 2``), ``x`` itself."""
+    constant = y.node.op.value.array[()] if isinstance(y.node.op, Constant) and y.ndim == 0 else None
+    return x if constant == 2 else x ** (y - 1)
 
 
 LN2 = math.log(2.0)
@@ -184,15 +206,63 @@ ELEMENTWISE: dict[str, Callable[..., Contributions]] = {
     "hypot": lambda g, out, x, y: (g * x / out, g * y / out),
     "arctan2": lambda g, out, y, x: (g * x / (x * x + y * y), -g * y / (x * x + y * y)),
     "logaddexp": lambda g, out, x, y: (g * np.exp(x - out), g * np.exp(y - out)),
-    "power": lambda g, out, x, y: (g * y * x ** (y - 1), g * out * np.log(np.where(x > 0, x, 1))),
+    "power": lambda g, out, x, y: (g * y * _power_less_one(x, y), g * out * np.log(np.where(x > 0, x, 1))),
     "maximum": _split_ties,
     "minimum": _split_ties,
     "fmax": _split_ties,
     "fmin": _split_ties,
     "where": lambda g, out, c, x, y: (None, np.where(c, g, 0), np.where(c, 0, g)),
     "cast": lambda g, out, x: (g,),
+    "fabs": lambda g, out, x: (g * np.sign(x),),
+    "float_power": lambda g, out, x, y: (g * y * x ** (y - 1), g * out * np.log(np.where(x > 0, x, 1))),
+    "logaddexp2": lambda g, out, x, y: (g * np.exp2(x - out), g * np.exp2(y - out)),
+    "deg2rad": lambda g, out, x: (g * (math.pi / 180),),
+    "radians": lambda g, out, x: (g * (math.pi / 180),),
+    "rad2deg": lambda g, out, x: (g * (180 / math.pi),),
+    "degrees": lambda g, out, x: (g * (180 / math.pi),),
+    "fmod": lambda g, out, x, y: (g, -g * np.trunc(x / y)),
+    "remainder": lambda g, out, x, y: (g, -g * np.floor(x / y)),
+    "copysign": lambda g, out, x, y: (g * np.sign(x) * np.where(np.signbit(y), -1, 1), None),
     # piecewise constant: no gradient
     **{fn: (lambda g, out, x: (None,)) for fn in ("sign", "floor", "ceil", "rint", "trunc")},
+}
+
+
+def _special() -> Any:
+    import scipy.special
+
+    return scipy.special
+
+
+SQRT_PI = math.sqrt(math.pi)
+SQRT_2PI = math.sqrt(2.0 * math.pi)
+
+#: scipy.special's ufuncs (``psi`` has none: its derivative, ``polygamma(1, x)``, is not traced).
+SPECIAL: dict[str, Callable[..., Contributions]] = {
+    "erf": lambda g, out, x: (g * (2 / SQRT_PI) * np.exp(-x * x),),
+    "erfc": lambda g, out, x: (g * (-2 / SQRT_PI) * np.exp(-x * x),),
+    "erfcx": lambda g, out, x: (g * (2 * x * out - 2 / SQRT_PI),),
+    "erfinv": lambda g, out, x: (g * (SQRT_PI / 2) * np.exp(out * out),),
+    "ndtr": lambda g, out, x: (g * np.exp(-0.5 * x * x) / SQRT_2PI,),
+    "ndtri": lambda g, out, x: (g * SQRT_2PI * np.exp(0.5 * out * out),),
+    "log_ndtr": lambda g, out, x: (g * np.exp(-0.5 * x * x - out) / SQRT_2PI,),
+    "gammaln": lambda g, out, x: (g * _special().psi(x),),
+    "gamma": lambda g, out, x: (g * out * _special().psi(x),),
+    "betaln": lambda g, out, a, b: (
+        g * (_special().psi(a) - _special().psi(a + b)),
+        g * (_special().psi(b) - _special().psi(a + b)),
+    ),
+    "expit": lambda g, out, x: (g * out * (1 - out),),
+    "logit": lambda g, out, x: (g / (x * (1 - x)),),
+    "log_expit": lambda g, out, x: (g * _special().expit(-x),),
+    "xlogy": lambda g, out, x, y: (g * np.log(y), np.where(x == 0, 0, g * x / y)),
+    "xlog1py": lambda g, out, x, y: (g * np.log1p(y), np.where(x == 0, 0, g * x / (1 + y))),
+    "entr": lambda g, out, x: (-g * (np.log(x) + 1),),
+    "rel_entr": lambda g, out, x, y: (g * (np.log(x / y) + 1), -g * x / y),
+    "i0e": lambda g, out, x: (g * (_special().i1e(x) - np.sign(x) * out),),
+    "i1e": lambda g, out, x: (
+        g * np.where(x == 0, 0.5, _special().i0e(x) - out * (np.sign(x) + 1 / np.where(x == 0, 1, x))),
+    ),
 }
 
 
@@ -264,7 +334,12 @@ def _gather(node: Node, g: Tracer) -> Contributions:
         zeros: Any = np.zeros_like(x)
         update = Node.make(SetIndex((IndexInt(DYNAMIC),)), (zeros.node, g.node, indices[0]))
         return (_t(update), None)
-    wrapped = np.where(index < 0, index + length, index)
+    constant = indices[0].op.value.array if isinstance(indices[0].op, Constant) else None
+    wrapped = (
+        index
+        if constant is not None and (constant >= 0).all()
+        else np.where(index < 0, index + length, index)
+    )
     added = np.bincount(wrapped, weights=g, minlength=length)
     return (added, None)
 
@@ -299,7 +374,8 @@ def _scan(node: Node, g: Tracer) -> Contributions:
 
 def _expression(node: Node, g: Tracer) -> Contributions:
     """numba's NumPy functions: ``transpose`` (transposed back), ``concatenate`` (the cotangent
-    cut back into its pieces), a 1-d ``sort`` (the cotangent put back in the input's order)."""
+    cut back into its pieces), a 1-d ``sort`` (the cotangent put back in the input's order),
+    ``np.linalg``'s ``inv``, ``det`` and ``solve``."""
     op = node.op
     assert isinstance(op, Expr)
     if op.fn == "transpose":  # np.transpose({0}, (1, 0)): back by the inverse permutation
@@ -312,6 +388,8 @@ def _expression(node: Node, g: Tracer) -> Contributions:
         back: Any = np.zeros_like(_t(node))
         back[np.argsort(_t(node.inputs[0]), kind="stable")] = g
         return (back,)
+    if op.fn in LINALG:
+        return LINALG[op.fn](g, _t(node), *(_t(i) for i in node.inputs))
     if op.fn != "concatenate":
         raise TraceError(f"{_describe(node)} has no gradient rule")
     axis = int(op.code.rsplit("axis=", 1)[1].rstrip(")"))
@@ -324,11 +402,50 @@ def _expression(node: Node, g: Tracer) -> Contributions:
     return tuple(pieces)
 
 
+def _solve(g: Tracer, x: Tracer, a: Tracer, b: Tracer) -> Contributions:
+    """x = solve(a, b): db = solve(a.T, g), da = -db x^T."""
+    db = np.linalg.solve(a.T, g)
+    if x.ndim == 1:
+        return -(db[:, None] * x[None, :]), db
+    return -(db @ x.T), db
+
+
+#: np.linalg's functions, by their Expr's name: the usual matrix-calculus rules.
+LINALG: dict[str, Callable[..., Contributions]] = {
+    "linalg_inv": lambda g, out, a: (-(out.T @ g @ out.T),),
+    "linalg_det": lambda g, out, a: (g * out * np.linalg.inv(a).T,),
+    "linalg_solve": _solve,
+}
+
+
 def _sum_to(node: Node, g: Tracer) -> Contributions:
     return (np.broadcast_to(g, _t(node.inputs[0]).shape), *(None for _ in node.inputs[1:]))
 
 
+def _call(node: Node, g: Tracer) -> Contributions:
+    """A subgraph call (``@aotbuild.subgraph``): differentiated through its graph, inlined."""
+    op = node.op
+    assert isinstance(op, Call)
+    graph = op.graph
+    if graph.returns_tuple or len(graph.outputs) != 1:
+        raise TraceError(f"{_describe(node)}: gradients through a subgraph returning a tuple")
+    inlined: dict[int, Node] = {}
+    for inner in graph.nodes():
+        if isinstance(inner.op, Argument):
+            inlined[id(inner)] = node.inputs[inner.op.position]
+        else:
+            inlined[id(inner)] = Node.make(inner.op, tuple(inlined[id(i)] for i in inner.inputs))
+    totals = backward(inlined[id(graph.outputs[0])], g, node.inputs)
+    # an input passed twice got both uses' cotangent once: give it to the first place only
+    first = {id(item): i for i, item in reversed(list(enumerate(node.inputs)))}
+    return tuple(
+        t if first[id(item)] == i else None
+        for i, (item, t) in enumerate(zip(node.inputs, totals, strict=True))
+    )
+
+
 RULES: dict[type, Callable[[Node, Tracer], Contributions]] = {
+    Call: _call,
     Reduce: _reduce,
     BasicIndex: _basic_index,
     SetIndex: _set_index,

@@ -20,6 +20,10 @@ def test_multiplying_by_one_is_the_value() -> None:
     assert out.op.fn == "multiply" and out.inputs[0] is x.node
     (out,) = simplified((1 * x) * 3.0)
     assert out.inputs[0] is x.node
+    (out,) = simplified((x / 1.0) * 3.0)
+    assert out.inputs[0] is x.node
+    (out,) = simplified((x**1.0) * 3.0)
+    assert out.inputs[0] is x.node
 
 
 def test_adding_zero_only_for_integers() -> None:

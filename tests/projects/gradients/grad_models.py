@@ -3,6 +3,9 @@ exercises some vector-Jacobian rules (elementwise, broadcasting, reductions, ind
 products)."""
 
 import numpy as np
+import scipy.special as sc
+
+import aotbuild
 
 IDX = np.array([0, 2, 2, 4, -1, 1])
 
@@ -113,3 +116,56 @@ def moves(x, w):
         + np.sum(turned * np.flip(product, 1))
         + np.sum(scalars**2)
     )
+
+
+def special(x, y):
+    """scipy.special's ufuncs, each where it is smooth."""
+    p = sc.expit(x) * 0.8 + 0.1  # in (0.1, 0.9)
+    q = np.abs(y) + 0.5
+    return np.sum(
+        sc.erf(x)
+        + sc.erfc(x)
+        + sc.erfcx(np.abs(x))
+        + sc.erfinv(p - 0.5)
+        + sc.ndtr(x)
+        + sc.ndtri(p)
+        + sc.log_ndtr(x)
+        + sc.gammaln(q)
+        + sc.gamma(q)
+        + sc.betaln(q, q + 1)
+        + sc.expit(x)
+        + sc.logit(p)
+        + sc.log_expit(x)
+        + sc.xlogy(q, q)
+        + sc.xlog1py(q, q)
+        + sc.entr(p)
+        + sc.rel_entr(p, q)
+        + sc.i0e(x)
+        + sc.i1e(x)
+    )
+
+
+def linear_algebra(a, b):
+    m = a @ a.T + 3.0 * np.eye(3)
+    return np.sum(np.linalg.solve(m, b)) + 0.01 * np.linalg.det(m) + np.sum(np.linalg.inv(m))
+
+
+def gradient_step(w, x, y):
+    """One gradient step inside the graph: aotbuild.value_and_grad while tracing (finite
+    differences when this runs as plain Python)."""
+
+    def loss(w):
+        return np.sum((x @ w - y) ** 2)
+
+    value, g = aotbuild.value_and_grad(loss, "w")(w)
+    return value + np.sum(w - 0.01 * g)
+
+
+@aotbuild.subgraph
+def layer(x, w, b):
+    return np.tanh(x @ w + b)
+
+
+def through_subgraphs(x, w, b):
+    """A subgraph called twice, once with the same array in two places."""
+    return np.sum(layer(layer(x, w, b), w, b) ** 2) + np.sum(layer(w, w, b))
