@@ -122,7 +122,8 @@ def test_missing_scipy_fails_the_import_of_packages_that_need_it(example_build, 
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (
-        "example_ext: graph(s) mlp, dense use BLAS/LAPACK, which SciPy provides at run time; install scipy"
+        "example_ext: graph(s) mlp, mlp_loss_and_grad, dense use BLAS/LAPACK, which SciPy provides at "
+        "run time; install scipy"
     )
 
 
