@@ -162,10 +162,12 @@ def _split_ties(g: Tracer, out: Tracer, x: Tracer, y: Tracer) -> Contributions:
     return to_x, to_y
 
 
-def _power_less_one(x: Tracer, y: Tracer) -> Any:
-    """``x ** (y - 1)``; for a constant ``y`` of 2 (``x ** 2``), ``x`` itself."""
+def _power(g: Tracer, out: Tracer, x: Tracer, y: Tracer) -> Contributions:
+    """``x ** y``: ``y x ** (y - 1)`` (``x`` itself for a constant 2), and ``out log(x)`` where
+    ``x > 0`` (0 elsewhere)."""
     constant = y.node.op.value.array[()] if isinstance(y.node.op, Constant) and y.ndim == 0 else None
-    return x if constant == 2 else x ** (y - 1)
+    less_one = x if constant == 2 else x ** (y - 1)
+    return g * y * less_one, g * out * np.log(np.where(x > 0, x, 1))
 
 
 LN2 = math.log(2.0)
@@ -206,7 +208,8 @@ ELEMENTWISE: dict[str, Callable[..., Contributions]] = {
     "hypot": lambda g, out, x, y: (g * x / out, g * y / out),
     "arctan2": lambda g, out, y, x: (g * x / (x * x + y * y), -g * y / (x * x + y * y)),
     "logaddexp": lambda g, out, x, y: (g * np.exp(x - out), g * np.exp(y - out)),
-    "power": lambda g, out, x, y: (g * y * _power_less_one(x, y), g * out * np.log(np.where(x > 0, x, 1))),
+    "power": _power,
+    "float_power": _power,
     "maximum": _split_ties,
     "minimum": _split_ties,
     "fmax": _split_ties,
@@ -214,7 +217,6 @@ ELEMENTWISE: dict[str, Callable[..., Contributions]] = {
     "where": lambda g, out, c, x, y: (None, np.where(c, g, 0), np.where(c, 0, g)),
     "cast": lambda g, out, x: (g,),
     "fabs": lambda g, out, x: (g * np.sign(x),),
-    "float_power": lambda g, out, x, y: (g * y * x ** (y - 1), g * out * np.log(np.where(x > 0, x, 1))),
     "logaddexp2": lambda g, out, x, y: (g * np.exp2(x - out), g * np.exp2(y - out)),
     "deg2rad": lambda g, out, x: (g * (math.pi / 180),),
     "radians": lambda g, out, x: (g * (math.pi / 180),),

@@ -144,9 +144,6 @@ def _global_names(code: types.CodeType) -> list[str]:
     return names
 
 
-_CONSTANT_TYPES = (bool, int, float, complex, str, type(None), np.generic, np.ndarray)
-
-
 def _constant_text(value: Any) -> str | None:
     """Source text reproducing a constant exactly, or None if ``value`` is not a constant."""
     from ..codegen.literals import constant_literal
@@ -253,7 +250,7 @@ def _lift(
             f'{name} = cython_export("{export.module}", "{export.export}", "{export.signature}")'
         )
         return
-    text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype, dict)) else None
+    text = _constant_text(value)
     if text is not None:
         if "np." in text and "np" not in names:
             imports.append("import numpy as np")
@@ -414,6 +411,6 @@ def _parameters(
                 f"{where}: `{name}` follows a parameter whose default is a function; put the "
                 "parameters with function defaults last"
             )
-        text = _constant_text(value) if isinstance(value, (*_CONSTANT_TYPES, tuple, np.dtype)) else None
+        text = None if isinstance(value, dict) else _constant_text(value)
         texts.append(name if text is None else f"{name}={text}")  # not a constant: callers pass it
     return ", ".join(texts), function_defaults
