@@ -132,6 +132,17 @@ def test_bincounts_add_weights_in_numpys_order(ext, reference, order: str) -> No
     same_bits(ext.bincounts(k[::-3], w[::3]), reference.bincounts(k[::-3], w[::3]))
 
 
+def test_constant_indices_are_checked_once_as_numpy_checks_them(ext, reference) -> None:
+    rng = np.random.default_rng(13)
+    w = rng.normal(size=15) * 10.0 ** rng.integers(-4, 5, size=15)
+    for v in (rng.normal(size=8), rng.normal(size=20)[::-2]):  # just long enough; strided
+        same_bits(ext.constant_groups(w, v), reference.constant_groups(w, v))
+    with pytest.raises(IndexError, match="index out of bounds for axis 0"):
+        ext.constant_groups(w, np.ones(5))  # SORTED_GROUPS reaches 5
+    with pytest.raises(ValueError, match="The weights and list don't have the same length."):
+        ext.constant_groups(w[:-1], np.ones(8))
+
+
 def test_bincount_errors_are_numpys(ext) -> None:
     with pytest.raises(ValueError, match="'list' argument must have no negative elements"):
         ext.bincounts(np.array([1, -1]), np.ones(2))

@@ -111,9 +111,26 @@ def render_set_index(node: Node, inplace: Node | None = None) -> OpModule:
     )
 
 
-def _checked_index(var: str, value: str, size: str, axis: int) -> dict[str, object]:
-    """An integer index for ``checked_index`` in ``templates/ops/_checks.j2``."""
-    return {"var": var, "value": value, "size": size, "axis": axis}
+def _checked_index(
+    var: str, value: str, size: str, axis: int, source: Slot | None = None
+) -> dict[str, object]:
+    """An integer index for ``checked_index`` in ``templates/ops/_checks.j2``, ``value`` an entry of
+    ``source``. When that is a constant of non-negative indices, ``top`` is its largest entry: the
+    Op checks it against ``size`` once (``known_bound``), and the loop reads indices unchecked, a
+    loop LLVM can vectorise (the radon model's gathers of 919 county indices: 0.85 -> 0.66 us)."""
+    top = None
+    if source is not None and source.array is not None and source.dtype != "bool":
+        values = source.array
+        if values.size == 0:
+            top = -1
+        elif values.min() >= 0:
+            top = int(values.max())
+    return {"var": var, "value": value, "size": size, "axis": axis, "top": top}
+
+
+def _bounds(picks: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The picks whose bound is checked once, before the loops."""
+    return [pick for pick in picks if pick["top"] is not None and pick["top"] >= 0]  # type: ignore[operator]
 
 
 def _loop_nest(
@@ -171,8 +188,9 @@ def render_gather(node: Node) -> OpModule:
             value = f"{s.name}[{position}]"
         else:
             value = s.name
-        picks.append(_checked_index(f"j{k}", value, f"{source.name}.shape[{op.axis + k}]", op.axis + k))
+        picks.append(_checked_index(f"j{k}", value, f"{source.name}.shape[{op.axis + k}]", op.axis + k, s))
 
+    bounds = _bounds(picks)
     loops, picks = _loop_nest(loop_vars, dims, picks, b_vars[-1] if b_vars else None)
     source_index = pre_vars + [f"j{k}" for k in range(op.count)] + post_vars
     title = f"gather {source.describe()} by {', '.join(s.describe() for s in indices)} -> {node.type}"
@@ -187,6 +205,7 @@ def render_gather(node: Node) -> OpModule:
         first_axis=op.axis,
         broadcast=broadcast,
         steps=list(steps.values()),
+        bounds=bounds,
         picks=picks,
         out_shape=dims,
         loops=loops,
@@ -225,9 +244,14 @@ def render_set_gather(node: Node, inplace: Node | None = None) -> OpModule:
     index_vars = loop_vars[op.axis : op.axis + index.ndim]
     picks = [
         _checked_index(
-            "j", f"{index.name}[{', '.join(index_vars)}]" if index.ndim else index.name, "size", op.axis
+            "j",
+            f"{index.name}[{', '.join(index_vars)}]" if index.ndim else index.name,
+            "size",
+            op.axis,
+            index,
         )
     ]
+    bounds = _bounds(picks)
     loops, picks = _loop_nest(loop_vars, extents, picks, index_vars[-1] if index_vars else None)
     target = loop_vars[: op.axis] + ["j"] + loop_vars[op.axis + index.ndim :]
     title = f"{base.describe()}[axis {op.axis}: {index.describe()}] = {value.describe()} -> {node.type}"
@@ -241,6 +265,7 @@ def render_set_gather(node: Node, inplace: Node | None = None) -> OpModule:
         axis=op.axis,
         extents=[{"name": name, "length": length} for name, length in zip(extents, region, strict=True)],
         value_steps=value_steps,
+        bounds=bounds,
         picks=picks,
         loops=loops,
         target_index=target,

@@ -79,6 +79,9 @@ def render_sum_to(node: Node) -> OpModule:
         source_ndim=source.ndim,
         shape=shape,
         offset=offset,
+        # The same shape returns the input itself, where its type is the result's (a SumTo's
+        # result, like a view, is never written in place: aotbuild/codegen/buffers.py).
+        passthrough=offset == 0 and bool(shape) and not source.is_constant and source.type == node.type,
         target_index=f"[{index}]" if shape else "",
     )
 
@@ -153,6 +156,10 @@ def render_bincount(node: Node) -> OpModule:
     op = node.op
     assert isinstance(op, Bincount)
     slots = input_slots(node)
+    values = slots[0].array
+    known_top = None  # constant values are checked here, once, instead of at every call
+    if values is not None and (values.size == 0 or values.min() >= 0):
+        known_top = int(values.max()) if values.size else -1
     return template_op(
         "ops/bincount.py.j2",
         node,
@@ -160,6 +167,7 @@ def render_bincount(node: Node) -> OpModule:
         name="bincount",
         title=f"bincount({', '.join(s.describe() for s in slots)}) -> {node.type}",
         weighted=op.weighted,
+        known_top=known_top,
         dtype="float64" if op.weighted else "int64",
         x=slots[0].name,
         minlength=slots[1].name,

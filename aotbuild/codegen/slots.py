@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from ..graph import Constant, Node
 from ..graph.array_ops import DYNAMIC
@@ -25,6 +27,9 @@ class Slot:
 
     units: frozenset[int] = frozenset()
     """Axes known to be of length 1 (see :mod:`aotbuild.graph.shapes`)."""
+
+    array: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """The constant's value, for what the renderer can decide once instead of at every call."""
 
     @property
     def is_constant(self) -> bool:
@@ -53,7 +58,7 @@ def input_slots(node: Node) -> list[Slot]:
         assert not isinstance(item.type, tuple)
         if isinstance(item.op, Constant):
             literal = constant_literal(item.op.value.array)
-            slots.append(Slot(f"C{constants}", item.type, literal, unit_axes(item)))  # type: ignore[arg-type]
+            slots.append(Slot(f"C{constants}", item.type, literal, unit_axes(item), item.op.value.array))  # type: ignore[arg-type]
             constants += 1
         else:
             slots.append(Slot(f"a{params}", item.type, None, unit_axes(item)))  # type: ignore[arg-type]
