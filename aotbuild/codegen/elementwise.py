@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from ..graph import Elementwise, Node
-from ..graph.fused import Fused, FusedStep
+from ..graph.fused import TAKE, Fused, FusedStep
 from ..types import Array
 from . import vecmath
 from .module import OpModule, template_op
@@ -116,10 +116,14 @@ class Broadcast:
         return self.direct_on(range(len(self.extents)))
 
 
-def broadcast(slots: list[Slot], ndim: int) -> Broadcast:
+def broadcast(slots: list[Slot], ndim: int, gathered: Collection[int] = ()) -> Broadcast:
+    """``gathered``: inputs read at indices (a fused gather's source), not broadcast: they are
+    passed as they are, as a scalar would be."""
     extents = [f"n{d}" for d in range(ndim)]
     axis_sources: list[list[str]] = [[] for _ in range(ndim)]
-    for slot in slots:
+    for k, slot in enumerate(slots):
+        if k in gathered:
+            continue
         for axis in range(slot.ndim):
             if axis not in slot.units:  # a length-1 axis broadcasts to any length
                 axis_sources[ndim - slot.ndim + axis].append(f"{slot.name}.shape[{axis}]")
@@ -129,12 +133,12 @@ def broadcast(slots: list[Slot], ndim: int) -> Broadcast:
     steps: list[dict[str, object]] = []
     for k, slot in enumerate(slots):
         offset = ndim - slot.ndim
-        for axis in range(slot.ndim):
+        for axis in range(0 if k in gathered else slot.ndim):
             # An axis only this input spans has its length: no step needed, it is never broadcast.
             if axis not in slot.units and len(axis_sources[axis + offset]) > 1:
                 step = {"name": f"s{k}_{axis}", "source": slot.name, "axis": axis, "along": axis + offset}
                 steps.append(step)
-    inputs = [(slot.name, slot.ndim, slot.units) for slot in slots]
+    inputs = [(slot.name, 0 if k in gathered else slot.ndim, slot.units) for k, slot in enumerate(slots)]
     return Broadcast(extents, axis_sources, steps, inputs)
 
 
@@ -166,7 +170,8 @@ def _loop_inputs(node: Node) -> tuple[list[Slot], Broadcast, int]:
     """The inputs of ``node``'s loop, how they are read, and the loop's depth (the result's ndim)."""
     ndim = node.type.ndim if isinstance(node.type, Array) else 0
     slots = input_slots(node)
-    return slots, broadcast(slots, ndim), ndim
+    gathered = node.op.gathered if isinstance(node.op, Fused) else frozenset()
+    return slots, broadcast(slots, ndim, gathered), ndim
 
 
 @dataclass(frozen=True)
@@ -218,6 +223,7 @@ def _loop_module(
     out_dtype: str,
     code: LoopCode,
     inplace: Node | None,
+    bounds: list[dict[str, object]] | None = None,
 ) -> OpModule:
     """The module of an elementwise loop: at each index, ``code``'s statements then
     ``out[...] = value``. With ``inplace``, a first loop nest writes into that input when it has
@@ -281,6 +287,7 @@ def _loop_module(
         exact_loops=exact_loops,
         views=views,
         fused=isinstance(node.op, Fused),
+        bounds=bounds or [],
     )
 
 
@@ -291,16 +298,27 @@ def fused_body(
     step but the last computed into ``t<j>`` in its dtype under a comment naming its Op;
     ``exact``: the C library's transcendental functions rather than the vector math."""
     count = len(slots)
+    gathered = {step.args[0] for step in steps if step.fn == TAKE}  # read at indices, as they are
     pairs = enumerate(zip(reads, slots, strict=True))
-    statements = [f"x{k} = {read}" for k, (read, slot) in pairs if slot.ndim]
+    statements = [f"x{k} = {read}" for k, (read, slot) in pairs if slot.ndim and k not in gathered]
     dtypes = [slot.dtype for slot in slots] + [step.out_dtype for step in steps]
-    names = [f"x{k}" if slot.ndim else slot.name for k, slot in enumerate(slots)]
+    names = [f"x{k}" if slot.ndim and k not in gathered else slot.name for k, slot in enumerate(slots)]
     names += [f"t{j}" for j in range(len(steps))]
     helpers: list[Helper] = []
     library: list[str] = []
     checks: list[str] = []
     value = ""
     for j, step in enumerate(steps):
+        if step.fn == TAKE:
+            source, index = (names[arg] for arg in step.args)
+            statements.append(
+                f"# {_describe(step.args[0], count, slots)}[{_describe(step.args[1], count, slots)}]"
+            )
+            if j == len(steps) - 1:
+                value = f"{source}[{index}]"
+            else:
+                statements.append(f"t{j} = {source}[{index}]")
+            continue
         loads = [
             load_expression(names[arg], dtypes[arg], dtype)
             for arg, dtype in zip(step.args, step.in_dtypes, strict=True)
@@ -334,7 +352,20 @@ def render_fused(node: Node, inplace: Node | None = None) -> OpModule:
     title = f"fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}) -> {node.type}"
     name = "fused_" + "_".join(dict.fromkeys(fns))[:40]
     out_dtype = op.steps[-1].out_dtype
-    return _loop_module(node, slots, plan, ndim, name, title, out_dtype, code, inplace)
+    return _loop_module(node, slots, plan, ndim, name, title, out_dtype, code, inplace, _bounds(op, slots))
+
+
+def _bounds(op: Fused, slots: list[Slot]) -> list[dict[str, object]]:
+    """Each gathered input's length against the largest of its constant indices (checked once,
+    before the loop; the fusion pass joins only gathers by non-negative constant indices)."""
+    bounds = []
+    for step in op.steps:
+        if step.fn == TAKE:
+            source, index = (slots[arg] for arg in step.args)
+            assert index.array is not None, "gathers join a loop by constant indices only"
+            if index.array.size:
+                bounds.append({"size": f"{source.name}.shape[0]", "top": int(index.array.max()), "axis": 0})
+    return bounds
 
 
 def _describe(arg: int, count: int, slots: list[Slot]) -> str:

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from ..types import Result, value_of
 from .ops import Op
 
+#: The step of a gather joined into the loop: ``source[indices[i]]`` (see aotbuild/rewrite/fuse.py).
+TAKE = "take"
+
 
 @dataclass(frozen=True)
 class FusedStep:
@@ -15,6 +18,8 @@ class FusedStep:
     ``args`` index the fused Op's inputs (``0 .. n_inputs - 1``) and then the results of earlier
     steps (``n_inputs + j`` is step ``j``); ``ndims`` are those values' dimensions (NumPy takes
     some fast paths only for scalar operands).
+    ``fn`` is a ufunc's name, or :data:`TAKE`: its first argument, an input of the fused Op, is
+    read at the value of its second (a gather by constant indices).
     """
 
     fn: str
@@ -44,8 +49,13 @@ class Fused(Op):
         )
         return f"Fused({parts})"
 
+    @property
+    def gathered(self) -> frozenset[int]:
+        """The inputs read at indices (by :data:`TAKE` steps), not at the loop's position."""
+        return frozenset(step.args[0] for step in self.steps if step.fn == TAKE)
+
     def result_type(self, inputs: tuple[Result, ...]) -> Result:
-        ndim = max((getattr(t, "ndim", 0) for t in inputs), default=0)
+        ndim = max((getattr(t, "ndim", 0) for k, t in enumerate(inputs) if k not in self.gathered), default=0)
         return value_of(self.steps[-1].out_dtype, ndim)
 
 

@@ -1,10 +1,16 @@
-"""What the graph knows about array sizes before run time: the axes that are surely of length 1.
+"""What the graph knows about array sizes before run time: the axes that are surely of length 1,
+and the lengths fixed by constants.
 
 Signatures give no sizes, so a loop over inputs that may broadcast reads each at run-time steps
 (0 along an axis of length 1). Some length-1 axes are certain, though: ``x[:, None]``, the kept
 axes of ``m.max(axis=1, keepdims=True)``, a constant's. Code generation reads those at index 0
 with no step at all, so the common broadcasts — a column against a row, a row statistic against
 its rows — compile to loops LLVM vectorises, with nothing to check at run time.
+
+Some lengths are certain too: a constant's, a gather's by constant indices (the radon model's
+919 rows, gathered from its 85 counties), what is computed elementwise from those alone. The
+tracer gives them as ints (``x.shape``), so shapes built from them are constants, and the
+gradient sees that two values have one shape without a run-time check.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..types import Array
-from .array_ops import BasicIndex, IndexInt, IndexSlice, NewAxis, Squeeze
+from .array_ops import BasicIndex, Gather, IndexInt, IndexSlice, NewAxis, Pack, Squeeze, SumTo
 from .fused import Fused, FusedReduce
 from .node import Node
 from .ops import Constant, Elementwise, Reduce
@@ -69,3 +75,59 @@ def _broadcast(node: Node) -> frozenset[int]:
             if axis not in units:
                 found.discard(axis + offset)
     return frozenset(found)
+
+
+@lru_cache(maxsize=4096)
+def known_shape(node: Node) -> tuple[int | None, ...]:
+    """Each axis's length where the graph fixes it whatever the inputs are, else None.
+
+    Known: a constant's; a gather's by a constant index, along the index's axes (the source's
+    length is not needed: a gather out of bounds raises when it runs, and one only measured never
+    does); an elementwise result's when every array input's whole shape is known and they
+    broadcast together (then broadcasting cannot fail); a reduction's kept axes; the shapes
+    the gradient gives ``sum_to`` and ``pack``.
+    """
+    if not isinstance(node.type, Array):
+        return ()
+    ndim = node.type.ndim
+    op = node.op
+    found: tuple[int | None, ...] = (None,) * ndim
+    if isinstance(op, Constant):
+        found = tuple(int(length) for length in op.value.array.shape)
+    elif isinstance(op, Gather) and op.count == 1 and isinstance(node.inputs[1].op, Constant):
+        source = known_shape(node.inputs[0])
+        index = tuple(int(length) for length in node.inputs[1].op.value.array.shape)
+        found = source[: op.axis] + index + source[op.axis + 1 :]
+    elif isinstance(op, Elementwise):
+        found = _broadcast_shape(node) or found
+    elif isinstance(op, Reduce):
+        source = known_shape(node.inputs[0])
+        if op.keepdims:
+            found = tuple(1 if axis in op.axes else length for axis, length in enumerate(source))
+        else:
+            found = tuple(length for axis, length in enumerate(source) if axis not in op.axes)
+    elif isinstance(op, SumTo):
+        found = tuple(entry if isinstance(entry, int) else None for entry in op.shape)
+    elif isinstance(op, Pack):
+        found = (len(node.inputs),)
+    return found
+
+
+def _broadcast_shape(node: Node) -> tuple[int, ...] | None:
+    """The broadcast shape of ``node``'s inputs if every array input's shape is known and they
+    broadcast together, else None."""
+    ndim = node.type.ndim  # type: ignore[union-attr]
+    lengths = [1] * ndim
+    for item in node.inputs:
+        if not isinstance(item.type, Array):
+            continue
+        shape = known_shape(item)
+        offset = ndim - len(shape)
+        for axis, length in enumerate(shape):
+            if length is None:
+                return None
+            current = lengths[axis + offset]
+            if length != current and 1 not in (length, current):
+                return None  # NumPy raises when it runs: the shape is not the graph's to fix
+            lengths[axis + offset] = length if current == 1 else current
+    return tuple(lengths)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import RunTimeValueError, TraceError
 from ..graph import Dim, Node, Size
+from ..graph.shapes import known_shape
 from . import linalg, movement
 from .indexing import setitem, subscript, take
 from .operands import Operand, as_operand
@@ -85,7 +86,13 @@ class Tracer:
         operand = self.operand
         if operand.constant is not None:
             return tuple(int(n) for n in operand.constant.shape)
-        return tuple(_symbolic_int(Node.make(Dim(axis), (operand.node,))) for axis in range(self.ndim))
+        known = known_shape(operand.node)  # lengths constants fix (aotbuild/graph/shapes.py)
+        return tuple(
+            known[axis]
+            if known and known[axis] is not None
+            else _symbolic_int(Node.make(Dim(axis), (operand.node,)))
+            for axis in range(self.ndim)
+        )
 
     @property
     def size(self) -> Any:
@@ -94,6 +101,9 @@ class Tracer:
             return int(np.prod(operand.constant.shape))
         if self.ndim == 0:
             return 1
+        lengths = [length for length in known_shape(operand.node) if length is not None]
+        if len(lengths) == self.ndim:
+            return int(np.prod(lengths))
         return _symbolic_int(Node.make(Size(), (operand.node,)))
 
     @property
