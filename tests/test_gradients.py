@@ -1,5 +1,6 @@
 """``grad = [...]``: reverse-mode gradients of traced graphs, against central finite differences
-on random inputs (strided, broadcast and size-1 ones too), and the build's refusals."""
+on random inputs (strided, broadcast and size-1 ones too; hypothesis chooses sizes, layouts and
+broadcasts), and the build's refusals."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from .conftest import PROJECTS, load_package, write_project
 
@@ -50,6 +53,82 @@ def check(compiled, function, args, positions, rtol=1e-6, atol=1e-7):
         if np.ndim(grad):
             assert grad.flags.c_contiguous
         np.testing.assert_allclose(grad, finite_difference(function, args, position), rtol=rtol, atol=atol)
+
+
+SETTINGS = settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+def laid_out(values: np.ndarray, layout: str) -> np.ndarray:
+    """The same values C-ordered (c), as a strided view (s), reversed (r), or F-ordered (f)."""
+    if layout == "s":
+        wide = np.zeros((values.shape[0] * 2,) + values.shape[1:])
+        wide[::2] = values
+        return wide[::2]
+    if layout == "r":
+        return np.ascontiguousarray(values[::-1])[::-1]
+    if layout == "f":
+        return np.asfortranarray(values)
+    return values
+
+
+def uniform(shape, low=-1.5, high=1.5, layouts="csr"):
+    """Arrays of ``shape`` (a strategy of shapes) drawn from a seed hypothesis picks, in one of
+    ``layouts``: finite differences want values away from kinks, which a seeded draw gives."""
+    return st.tuples(shape, st.integers(0, 2**16), st.sampled_from(layouts)).map(
+        lambda t: laid_out(np.random.default_rng(t[1]).uniform(low, high, size=t[0]), t[2])
+    )
+
+
+def sizes(low: int, high: int):
+    return st.integers(low, high).map(lambda n: (n,))
+
+
+@SETTINGS
+@given(x=uniform(sizes(1, 8)))
+def test_elementwise_rules_on_any_layout(package, x) -> None:
+    check(package.unary, grad_models.unary, (x,), [0])
+
+
+@SETTINGS
+@given(data=st.data(), rows=st.integers(1, 4), columns=st.integers(1, 4))
+def test_binary_rules_sum_gradients_over_broadcast_axes(package, data, rows, columns) -> None:
+    a = data.draw(uniform(st.just((rows, columns)), layouts="c"))  # declared [:, ::1]
+    b = data.draw(uniform(st.sampled_from([(columns,), (1,)])))
+    b[...] = b * 0.7 - 0.2  # not a's values if drawn from the same seed: ties are kinks
+    check(package.binary, grad_models.binary, (a, b), [0, 1])
+
+
+@SETTINGS
+@given(x=uniform(st.tuples(st.integers(1, 4), st.integers(1, 4)), layouts="csrf"))
+def test_reduction_rules_on_any_shape_and_layout(package, x) -> None:
+    check(package.reductions, grad_models.reductions, (x,), [0])
+
+
+@SETTINGS
+@given(x=uniform(sizes(5, 12)))  # IDX reads x[4] and x[-1]
+def test_indexing_rules_on_any_length_and_layout(package, x) -> None:
+    check(package.indexing, grad_models.indexing, (x,), [0])
+
+
+@SETTINGS
+@given(data=st.data(), batch=st.integers(1, 5))
+def test_layer_rules_with_any_batch(package, data, batch) -> None:
+    w = data.draw(uniform(st.just((3, 3)), layouts="c"))
+    b = data.draw(uniform(st.sampled_from([(3,), (1,)])))
+    x = data.draw(uniform(st.just((batch, 3)), layouts="c"))
+    y = data.draw(uniform(sizes(1, 3 * batch)))
+    check(package.layers, grad_models.layers, (w, b, x, y), [0, 1])
+
+
+@SETTINGS
+@given(x=uniform(sizes(1, 8)), s=st.floats(0.5, 2.0))
+def test_float32_rules_at_float32_tolerance(package, x, s) -> None:
+    x, s = x.astype(np.float32), np.float32(s)
+    check(package.scaled, grad_models.scaled, (x, s), [0, 1], rtol=2e-3, atol=1e-3)
 
 
 @pytest.mark.parametrize("seed", [0, 1])

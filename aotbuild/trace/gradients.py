@@ -5,6 +5,11 @@ a graph like any other: hash-consed with the forward pass (the forward values a 
 forward nodes themselves, computed once), then fused and memory-planned with it. Only nodes on a
 path from a differentiated argument to the value are visited; integer and boolean values
 (indices, comparisons, ``argmax``) carry no gradient.
+
+The cotangent of a full ``sum`` or ``mean``'s input is one scalar for every element: it stays a
+scalar (a 0-d cotangent of an array node stands for itself broadcast to the node's shape) through
+the elementwise rules of one array and scalars, which compute with it as a scalar, until a rule
+needs the array (the radon gradient: no array of ones multiplied along its likelihood).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from ..graph.array_ops import (
     Expr,
     Gather,
     IndexInt,
+    IndexSlice,
     Pack,
     Reshape,
     Scan,
@@ -33,6 +39,7 @@ from ..graph.array_ops import (
 from ..graph.calls import Call
 from ..graph.linalg_ops import MatMul
 from ..graph.ops import SPECIAL_PREFIX
+from ..graph.shapes import known_shape
 from ..types import Array, Scalar
 from .movement import shape_spec
 from .operands import Operand, as_operand
@@ -64,6 +71,8 @@ def gradients(value: Node, wrt: tuple[Node, ...]) -> tuple[Node, ...]:
     for node, total in zip(wrt, backward(value, _scalar(1.0, value), wrt), strict=True):
         if total is None:
             total = np.zeros_like(_t(node)) if node.type.ndim else _scalar(0.0, node)  # type: ignore[union-attr]
+        elif total.ndim < node.type.ndim:  # type: ignore[union-attr]  # a scalar for every element
+            total = np.zeros_like(_t(node)) + total
         elif isinstance(total.node.type, Array) and total.node.type.layout != "C":  # a view: copy
             total = total.copy()
         results.append(total.node)
@@ -88,14 +97,57 @@ def backward(output: Node, seed: Tracer, wrt: tuple[Node, ...]) -> list[Any]:
         if g is None or id(node) in targets or isinstance(node.op, (Argument, Constant)):
             continue  # a target's cotangent is the answer: what it depends on is not asked
         del cotangents[id(node)]
-        contributions = _rule(node)(node, g)
+        rule = _rule(node)
+        if g.ndim < getattr(node.type, "ndim", 0) and not _keeps_scalar(node):
+            every: Any = np.broadcast_to(g, _t(node).shape)  # a scalar for every element, made an array
+            g = every
+        contributions = rule(node, g)
         for item, contribution in zip(node.inputs, contributions, strict=True):
             if contribution is None or id(item) not in reaches:
                 continue
             contribution = _as_dtype(contribution, item)
             earlier = cotangents.get(id(item))
-            cotangents[id(item)] = contribution if earlier is None else earlier + contribution
+            cotangents[id(item)] = contribution if earlier is None else _accumulate(earlier, contribution)
     return [cotangents.get(id(node)) for node in wrt]
+
+
+def _accumulate(earlier: Tracer, contribution: Tracer) -> Tracer:
+    """``earlier + contribution``; but where each writes its own part of one array of zeros
+    (``x[0]``, ``x[1:86]``, ``x[86]``... of a parameter vector), the contribution's part is
+    written into ``earlier`` instead: one array, updated in place, not an array per part and
+    their sum."""
+    base, parts = _parts_of_zeros(earlier.node)
+    other, added = _parts_of_zeros(contribution.node)
+    node = contribution.node
+    if base is None or other is not base or len(added) != 1 or earlier.dtype != contribution.dtype:
+        return earlier + contribution
+    (start, stop) = added[0]
+    if any(start < end and begin < stop for begin, end in parts):
+        return earlier + contribution
+    return _t(Node.make(node.op, (earlier.node, *node.inputs[1:])))
+
+
+def _parts_of_zeros(node: Node) -> tuple[Node | None, list[tuple[int, int]]]:
+    """For ``zeros`` updated at static non-negative parts of its one axis (``z[3] = a``,
+    ``z[2:86] = b``, one after the other): the zeros and the parts' [start, stop) ranges."""
+    parts = []
+    while isinstance(node.op, SetIndex) and len(node.op.items) == 1 and node.type.ndim == 1:  # type: ignore[union-attr]
+        (item,) = node.op.items
+        if isinstance(item, IndexInt) and isinstance(item.value, int) and item.value >= 0:
+            parts.append((item.value, item.value + 1))
+        elif (
+            isinstance(item, IndexSlice)
+            and (item.start is None or (isinstance(item.start, int) and item.start >= 0))
+            and isinstance(item.stop, int)
+            and item.stop >= 0
+            and item.step in (None, 1)
+        ):
+            parts.append((item.start or 0, item.stop))
+        else:
+            return None, []
+        node = node.inputs[0]
+    zeros = isinstance(node.op, Expr) and node.op.fn in ("zeros", "zeros_like")
+    return (node, parts) if zeros and parts else (None, [])
 
 
 def _as_dtype(contribution: Tracer, item: Node) -> Tracer:
@@ -133,25 +185,53 @@ def sum_to(g: Tracer, like: Node) -> Tracer:
     return _t(Node.make(SumTo(spec), (g.node, *nodes)))
 
 
+def _keeps_scalar(node: Node) -> bool:
+    """Whether ``node``'s rule takes a scalar cotangent standing for every element: an elementwise
+    Op of one array (which has the result's shape) and scalars, whose contributions are then of
+    that shape or scalars again."""
+    arrays = sum(1 for i in node.inputs if getattr(i.type, "ndim", 0))
+    return isinstance(node.op, Elementwise) and arrays == 1
+
+
 def _elementwise(rule: Callable[..., Contributions]) -> Callable[[Node, Tracer], Contributions]:
     def apply(node: Node, g: Tracer) -> Contributions:
         inputs = [_t(i) for i in node.inputs]
-        raw = rule(g, _t(node), *inputs)
+        out = _t(node)
+        raw = rule(g, out, *inputs)
         arrays = sum(1 for i in node.inputs if getattr(i.type, "ndim", 0))
+        every = g.ndim < out.ndim  # g stands for itself at every element (see _keeps_scalar)
         return tuple(
-            None if c is None or not _float(i) else c if _same_shape(c, i, arrays) else sum_to(c, i)
+            None
+            if c is None or not _float(i)
+            else c * _size(out)  # type: ignore[operator]
+            if every and c.ndim == 0 and i.type.ndim == 0  # type: ignore[union-attr]
+            else c
+            if _same_shape(c, i, arrays) or (every and c.ndim == 0)
+            else sum_to(c, i)
             for i, c in zip(node.inputs, raw, strict=True)
         )
 
     return apply
 
 
+def _size(x: Tracer) -> Any:
+    """The number of elements of ``x``, as a float of its dtype (a sum of that many copies)."""
+    count: Any = 1
+    for length in x.shape:
+        count = count * length
+    return _as_dtype(count * _scalar(1.0, x), x.node)
+
+
 def _same_shape(c: Tracer, item: Node, arrays: int) -> bool:
     """Whether a contribution of the result's shape has the shape of ``item`` already: ``item``
     is the only array among the inputs (scalars broadcast to it, nothing broadcasts it), as
-    ``c`` is; a scalar ``c`` for a scalar ``item`` too."""
+    ``c`` is; a scalar ``c`` for a scalar ``item`` too; or both shapes are known to be one
+    (fixed by constants, :func:`~aotbuild.graph.shapes.known_shape`)."""
     ndim = getattr(item.type, "ndim", 0)
-    return (ndim == 0 and c.ndim == 0) or (arrays == 1 and ndim == c.ndim)
+    if (ndim == 0 and c.ndim == 0) or (arrays == 1 and ndim == c.ndim):
+        return True
+    known = known_shape(item)
+    return bool(known) and None not in known and known == known_shape(c.node)
 
 
 def _split_ties(g: Tracer, out: Tracer, x: Tracer, y: Tracer) -> Contributions:
@@ -284,14 +364,15 @@ def _reduce(node: Node, g: Tracer) -> Contributions:
     assert isinstance(op, Reduce)
     (source,) = node.inputs
     x = _t(source)
+    whole = g.ndim == 0 and not op.keepdims  # every axis reduced: g stands for every element
     kept = _kept(g, node)
     if op.kind == "sum":
-        return (np.broadcast_to(kept, x.shape),)
+        return (g if whole else np.broadcast_to(kept, x.shape),)
     if op.kind == "mean":
         count = 1
         for axis in op.axes:
             count = count * x.shape[axis]
-        return (np.broadcast_to(kept / count, x.shape),)
+        return (g / count if whole else np.broadcast_to(kept / count, x.shape),)
     out = _kept(_t(node), node)
     if op.kind == "prod":
         return (np.broadcast_to(kept * out, x.shape) / x,)
