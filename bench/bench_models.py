@@ -1,6 +1,8 @@
 """The example project's models: the radon model of PyTensor's compilation benchmark, the MLP and
 the image pipeline — build cost, cache size and per-call time against NumPy (and numba's JIT
-where numba compiles the same code) in the same run.
+where numba compiles the same code) in the same run; and an MLP training step
+(bench/training_step.py) with its gradient derived by aotbuild, against the same step with the
+gradient by hand in NumPy, numba's JIT and aotbuild, in interleaved rounds.
 
 PyTensor is not installed in the dev venv (it pins an older numba), so its figures here are quoted
 from ``../shared/RADON.md``, measured on a 2-core machine like this one, and marked so;
@@ -63,6 +65,22 @@ def build(graphs_toml: Path, cache: Path) -> dict[str, float]:
     return python_json(BUILD.format(command=command, env=env))
 
 
+def training_package(work: Path) -> str:
+    """bench/training_step.py's two steps built (``--target host``), for CALLS: the package's folder."""
+    import training_step
+
+    folder = work / "training"
+    folder.mkdir()
+    shutil.copy(BENCH / "training_step.py", folder)
+    graphs = "".join(
+        f'\n[graphs.{name}]\nfunction = "training_step:{name}"\nsignature = "{training_step.SIGNATURE}"\n'
+        for name in ("step", "step_by_hand")
+    )
+    (folder / "graphs.toml").write_text(f'[package]\nname = "training_ext"\ntarget = "host"\n{graphs}')
+    build(folder / "graphs.toml", work / "cache-training")
+    return str(folder / "build")
+
+
 def cache_size(cache: Path) -> tuple[int, int]:
     files = [p for p in cache.rglob("*") if p.is_file()]
     return sum(p.stat().st_size for p in files), len(files)
@@ -104,12 +122,12 @@ print(json.dumps({{"import": imported, "first_call": time.perf_counter() - start
 """
 
 CALLS = """
-import json, sys, timeit
-sys.path[:0] = [{radon_package!r}, {example_package!r}, {example!r}, {bench!r}]
+import json, sys, time, timeit
+sys.path[:0] = [{radon_package!r}, {example_package!r}, {training_package!r}, {example!r}, {bench!r}]
 import numpy as np
-import radon_ext, example_ext
+import radon_ext, example_ext, training_ext
 import images, mlp, radon
-import numba_models
+import numba_models, training_step
 
 def best(function, *args, number):
     function(*args)
@@ -142,20 +160,45 @@ results = {{
         "NumPy": best(images.pipeline, stack, number=20),
     }},
 }}
+
+# The training step: every peer's result checked against NumPy's first, then timed in interleaved
+# rounds (one loop of each peer in turn), best of 7.
+step_args = training_step.arguments()
+peers = {{
+    "aotbuild, grad derived": training_ext.step,
+    "aotbuild, grad by hand": training_ext.step_by_hand,
+    "NumPy, grad by hand": training_step.step_by_hand,
+    "numba njit, grad by hand": numba_models.step_by_hand,
+}}
+expected = training_step.step_by_hand(*step_args)
+for name, function in peers.items():
+    for got, want in zip(function(*step_args), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-6, err_msg=name)
+step_times = dict.fromkeys(peers, float("inf"))
+for _ in range(7):
+    for name, function in peers.items():
+        started = time.perf_counter()
+        for _ in range(500):
+            function(*step_args)
+        step_times[name] = min(step_times[name], (time.perf_counter() - started) / 500)
+results["training step"] = step_times
 print(json.dumps(results))
 """
 
 
-def call_figures(builds: dict, example_package: str) -> tuple[dict, dict]:
+def call_figures(builds: dict, example_package: str, training: str) -> tuple[dict, dict]:
     imports = [python_json(IMPORT.format(path=builds["package_dir"])) for _ in range(5)]
     imports.sort(key=lambda figures: figures["import"])
     calls = python_json(
         CALLS.format(
             radon_package=builds["package_dir"],
             example_package=example_package,
+            training_package=training,
             example=str(REPO / "example_project"),
             bench=str(BENCH),
-        )
+        ),
+        # one BLAS thread: on 2 shared cores a second one made small products many times slower
+        env={"OPENBLAS_NUM_THREADS": "1"},
     )
     return imports[len(imports) // 2], calls
 
@@ -185,6 +228,7 @@ def table(builds: dict, first: dict, calls: dict) -> str:
         "| per call (best of 7) | aotbuild | NumPy | numba njit | aotbuild / NumPy |",
         "|---|---|---|---|---|",
     ]
+    steps = calls.pop("training step")
     for case, figures in calls.items():
         njit = microseconds(figures["numba njit"]) if "numba njit" in figures else "—"
         ratio = figures["aotbuild"] / figures["NumPy"]
@@ -201,7 +245,18 @@ def table(builds: dict, first: dict, calls: dict) -> str:
         "aotbuild compiles each graph Op by Op, without fusion, so every Op is a call and a temporary.",
         "The `grad` row differentiates `radon:logp` by reverse mode over its graph (docs/gradients.md);",
         "its NumPy column is the hand-written gradient it is checked against.",
+        "",
+        "An MLP training step (`bench/training_step.py`: a tanh layer of 32 and a linear layer of 8,",
+        "float32, batch 64; the loss, its gradient for the 4 weights, and the update), every peer's",
+        "result checked against NumPy's, then timed in interleaved rounds, best of 7 (aotbuild built",
+        "with `--target host`; one BLAS thread):",
+        "",
+        "| training step | per call | ÷ NumPy |",
+        "|---|---|---|",
     ]
+    numpy_step = steps["NumPy, grad by hand"]
+    for peer, seconds in steps.items():
+        lines.append(f"| {peer} | {microseconds(seconds)} | {seconds / numpy_step:.2f} |")
     return "\n".join(lines)
 
 
@@ -211,7 +266,8 @@ def main() -> None:
         example = project(Path(work), "example", {})
         shutil.copy(REPO / "example_project" / "graphs.toml", example)
         build(example, Path(work) / "cache-example")
-        first, calls = call_figures(builds, str(example.parent / "build"))
+        training = training_package(Path(work))
+        first, calls = call_figures(builds, str(example.parent / "build"), training)
         text = table(builds, first, calls)
     print(text)
     write_section("bench_models", text)
