@@ -362,9 +362,10 @@ def _bounds(op: Fused, slots: list[Slot]) -> list[dict[str, object]]:
     for step in op.steps:
         if step.fn == TAKE:
             source, index = (slots[arg] for arg in step.args)
-            assert index.array is not None, "gathers join a loop by constant indices only"
-            if index.array.size:
-                bounds.append({"size": f"{source.name}.shape[0]", "top": int(index.array.max()), "axis": 0})
+            top = index.largest_index
+            assert top is not None, "gathers join a loop by non-negative constant indices only"
+            if top >= 0:
+                bounds.append({"size": f"{source.name}.shape[0]", "top": top, "axis": 0})
     return bounds
 
 

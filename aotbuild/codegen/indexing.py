@@ -118,13 +118,7 @@ def _checked_index(
     ``source``. When that is a constant of non-negative indices, ``top`` is its largest entry: the
     Op checks it against ``size`` once (``known_bound``), and the loop reads indices unchecked, a
     loop LLVM can vectorise (the radon model's gathers of 919 county indices: 0.85 -> 0.66 us)."""
-    top = None
-    if source is not None and source.array is not None and source.dtype != "bool":
-        values = source.array
-        if values.size == 0:
-            top = -1
-        elif values.min() >= 0:
-            top = int(values.max())
+    top = None if source is None else source.largest_index
     return {"var": var, "value": value, "size": size, "axis": axis, "top": top}
 
 

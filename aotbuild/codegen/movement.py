@@ -156,10 +156,6 @@ def render_bincount(node: Node) -> OpModule:
     op = node.op
     assert isinstance(op, Bincount)
     slots = input_slots(node)
-    values = slots[0].array
-    known_top = None  # constant values are checked here, once, instead of at every call
-    if values is not None and (values.size == 0 or values.min() >= 0):
-        known_top = int(values.max()) if values.size else -1
     return template_op(
         "ops/bincount.py.j2",
         node,
@@ -167,7 +163,7 @@ def render_bincount(node: Node) -> OpModule:
         name="bincount",
         title=f"bincount({', '.join(s.describe() for s in slots)}) -> {node.type}",
         weighted=op.weighted,
-        known_top=known_top,
+        known_top=slots[0].largest_index,  # constant values: checked here, once, not at every call
         dtype="float64" if op.weighted else "int64",
         x=slots[0].name,
         minlength=slots[1].name,

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..graph import Constant, Node
 from ..graph.array_ops import DYNAMIC
-from ..graph.shapes import unit_axes
+from ..graph.shapes import largest_index, unit_axes
 from ..types import Value
 from .literals import constant_literal
 
@@ -30,6 +30,11 @@ class Slot:
 
     array: np.ndarray | None = field(default=None, compare=False, repr=False)
     """The constant's value, for what the renderer can decide once instead of at every call."""
+
+    @property
+    def largest_index(self) -> int | None:
+        """For constant indices, :func:`~aotbuild.graph.shapes.largest_index`; else None."""
+        return None if self.array is None else largest_index(self.array)
 
     @property
     def is_constant(self) -> bool:

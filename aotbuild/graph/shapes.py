@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
+
 from ..types import Array
 from .array_ops import BasicIndex, Gather, IndexInt, IndexSlice, NewAxis, Pack, Squeeze, SumTo
 from .fused import Fused, FusedReduce
@@ -75,6 +77,15 @@ def _broadcast(node: Node) -> frozenset[int]:
             if axis not in units:
                 found.discard(axis + offset)
     return frozenset(found)
+
+
+def largest_index(values: np.ndarray) -> int | None:
+    """The largest of constant integer indices, -1 if there are none; None if any is negative
+    (it counts from the end) or they are not integers: then each is checked as it is read.
+    Otherwise one check of the largest, before the loop, checks them all."""
+    if values.dtype.kind not in "iu" or (values.size and values.min() < 0):
+        return None
+    return int(values.max()) if values.size else -1
 
 
 @lru_cache(maxsize=4096)

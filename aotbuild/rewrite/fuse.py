@@ -40,6 +40,7 @@ from ..graph.array_ops import Gather
 from ..graph.calls import Call
 from ..graph.fused import TAKE, Fused, FusedReduce, FusedStep
 from ..graph.ops import TRANSCENDENTAL
+from ..graph.shapes import largest_index
 from .calls import rewritten_call
 
 
@@ -127,7 +128,7 @@ def _gathered_by_constant(node: Node) -> bool:
     if getattr(source.type, "ndim", 0) != 1 or not isinstance(indices.op, Constant):
         return False
     values = indices.op.value.array
-    return values.ndim == 1 and values.dtype.kind in "iu" and (values.size == 0 or values.min() >= 0)
+    return values.ndim == 1 and largest_index(values) is not None
 
 
 def _scalar_power(node: Node) -> bool:
