@@ -215,6 +215,15 @@ def test_float32_stays_float32(package) -> None:
     check(package.scaled, grad_models.scaled, (x, np.float32(1.7)), [0, 1], rtol=2e-3, atol=1e-3)
 
 
+def test_gradients_are_arrays_of_their_own(package) -> None:
+    x, y = np.linspace(0.0, 1.0, 5), np.linspace(1.0, 2.0, 5)
+    value, dx, dy = package.sum_of_both(x, y)
+    assert value == pytest.approx(np.sum(x + y))
+    np.testing.assert_array_equal(dx, np.ones(5))
+    np.testing.assert_array_equal(dy, np.ones(5))
+    assert not np.shares_memory(dx, dy)
+
+
 def test_integer_parameters_carry_no_gradient(package) -> None:
     x = np.random.default_rng(6).normal(size=5)
     check(package.partial, grad_models.partial, (x, 3), [0])

@@ -73,7 +73,9 @@ def gradients(value: Node, wrt: tuple[Node, ...]) -> tuple[Node, ...]:
             total = np.zeros_like(_t(node)) if node.type.ndim else _scalar(0.0, node)  # type: ignore[union-attr]
         elif total.ndim < node.type.ndim:  # type: ignore[union-attr]  # a scalar for every element
             total = np.zeros_like(_t(node)) + total
-        elif isinstance(total.node.type, Array) and total.node.type.layout != "C":  # a view: copy
+        elif isinstance(total.node.type, Array) and (
+            total.node.type.layout != "C" or isinstance(total.node.op, SumTo)
+        ):  # a view, or a sum_to, which returns its input where nothing is summed: a new array
             total = total.copy()
         results.append(total.node)
     return tuple(results)
