@@ -143,6 +143,15 @@ def test_constant_indices_are_checked_once_as_numpy_checks_them(ext, reference) 
         ext.constant_groups(w[:-1], np.ones(8))
 
 
+def test_constant_indices_broadcast_to_nothing_are_not_checked(ext, reference) -> None:
+    x = np.arange(18.0).reshape(3, 6)
+    same_bits(ext.rows_of_column_five(x, np.array([2, 0])), reference.rows_of_column_five(x, np.array([2, 0])))
+    empty = np.zeros(0, np.int64)
+    assert ext.rows_of_column_five(x[:, :2], empty).shape == (0,)  # NumPy's: no index is checked
+    with pytest.raises(IndexError, match="index out of bounds for axis 1"):
+        ext.rows_of_column_five(x[:, :2], np.array([0]))
+
+
 def test_bincount_errors_are_numpys(ext) -> None:
     with pytest.raises(ValueError, match="'list' argument must have no negative elements"):
         ext.bincounts(np.array([1, -1]), np.ones(2))

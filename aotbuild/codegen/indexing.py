@@ -200,6 +200,8 @@ def render_gather(node: Node) -> OpModule:
         broadcast=broadcast,
         steps=list(steps.values()),
         bounds=bounds,
+        # NumPy checks no index when the indices broadcast to nothing (x[[], [5]] is empty)
+        bounds_guard=" * ".join(f"b{d}" for d in range(index_ndim)) if op.count > 1 else None,
         picks=picks,
         out_shape=dims,
         loops=loops,
