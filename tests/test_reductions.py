@@ -145,7 +145,9 @@ def test_constant_indices_are_checked_once_as_numpy_checks_them(ext, reference) 
 
 def test_constant_indices_broadcast_to_nothing_are_not_checked(ext, reference) -> None:
     x = np.arange(18.0).reshape(3, 6)
-    same_bits(ext.rows_of_column_five(x, np.array([2, 0])), reference.rows_of_column_five(x, np.array([2, 0])))
+    same_bits(
+        ext.rows_of_column_five(x, np.array([2, 0])), reference.rows_of_column_five(x, np.array([2, 0]))
+    )
     empty = np.zeros(0, np.int64)
     assert ext.rows_of_column_five(x[:, :2], empty).shape == (0,)  # NumPy's: no index is checked
     with pytest.raises(IndexError, match="index out of bounds for axis 1"):
