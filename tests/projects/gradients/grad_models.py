@@ -174,3 +174,82 @@ def layer(x, w, b):
 def through_subgraphs(x, w, b):
     """A subgraph called twice, once with the same array in two places."""
     return np.sum(layer(layer(x, w, b), w, b) ** 2) + np.sum(layer(w, w, b))
+
+
+REPEATED = np.array([1, 3, 1, -1])
+COLUMNS = np.array([2, 0, 2])
+
+
+def scans(x):
+    """cumprod (rule not defined at 0: values kept away from it), np.full of a traced value."""
+    p = np.abs(x) + 0.5
+    return np.sum(np.cumprod(p) * np.arange(x.shape[0])) + np.sum(np.full(3, x[0]) * x[:3])
+
+
+def writes(x, v):
+    """z[idx] = v with a repeated index (the later write wins: x[0]'s is lost), along an axis of
+    a matrix, and through boolean masks (a scalar and one value per True)."""
+    z = np.zeros(x.shape[0] + 2)
+    z[REPEATED] = x[:4] * 2.0
+    m = np.zeros((2, x.shape[0]))
+    m[:, COLUMNS] = v[:, None] * x[:3]
+    masked = x.copy()
+    masked[x > 0.2] = v[0] ** 2
+    chosen = x * 1.5
+    chosen[x < 0] = x[x < 0] ** 2
+    return np.sum(z * np.arange(z.shape[0])) + np.sum(m * m) + np.sum(masked * x) + np.sum(chosen**3)
+
+
+def gathers(x, k):
+    """Integer-array indexing of matrices: two axes (a scalar among them), a column axis, rows by
+    a 2-d index, run-time indices; np.bincount's weights."""
+    rows = np.array([[0, 1], [-1, 0]])
+    return (
+        np.sum(x[[0, 2, -1], [1, 1, 0]] ** 2)
+        + np.sum(x[:, COLUMNS] * x[:, :3])
+        + np.sum(x[1, [0, 2]] * 3.0)
+        + np.sum(x[rows] ** 3)
+        + np.sum(x[k, k] * x[k, 0])
+        + np.sum(np.bincount(k, weights=x[k, 1] * x[k, 2], minlength=3) ** 2)
+    )
+
+
+def masks(x):
+    """a[mask] of a whole matrix and of its leading axis (a mask of rows)."""
+    return np.sum(x[x > 0] ** 2) + np.sum(x[x[:, 0] < 0.5] * x[0])
+
+
+def einsums(a, b):
+    """np.einsum: a matrix-vector product, an elementwise product summed, a letter only one
+    operand has (summed within it) and a three-operand sum."""
+    return (
+        np.sum(np.einsum("ij,j->i", a, b) ** 2)
+        + np.einsum("ij,ij->", a, a * b)
+        + np.sum(np.einsum("ij,j->j", a, b) * b)
+        + np.einsum("i,ij,j->", a[:, 0], a, b)
+    )
+
+
+def cholesky(a):
+    """np.linalg.cholesky of a positive definite matrix built from ``a``."""
+    m = a @ a.T + 3.0 * np.eye(a.shape[0])
+    low = np.linalg.cholesky(m)
+    small = a[:2, :2] @ a[:2, :2].T + np.eye(2)
+    return np.sum(low * np.arange(1.0, 1.0 + a.shape[0])) + np.sum(np.linalg.cholesky(small) ** 2)
+
+
+def digamma(x):
+    """scipy.special.psi, on both sides of 0 (away from its poles)."""
+    return np.sum(sc.psi(np.abs(x) + 0.3) * x + sc.psi(-np.abs(x) - 0.4))
+
+
+@aotbuild.subgraph
+def moments(x):
+    mean = np.mean(x)
+    return mean, np.mean((x - mean) ** 2)
+
+
+def through_tuples(x):
+    """A subgraph returning a tuple, both items used, and one of another call alone."""
+    mean, var = moments(x)
+    return mean * var + moments(x * x)[1]
