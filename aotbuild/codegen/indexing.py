@@ -98,6 +98,20 @@ def render_set_index(node: Node, inplace: Node | None = None) -> OpModule:
     base, value = slots[0], slots[1]
     index, checks = _index_code(op.items, iter(s.name for s in slots[2:]))
     title = f"{base.describe()}{index_text(op.items)} = {value.describe()} -> {node.type}"
+    view_ndim = base.ndim - sum(isinstance(item, (IndexInt, Squeeze)) for item in op.items)
+    copy = None
+    if 0 < value.ndim <= view_ndim:
+        # an array value: copied by a loop nest, with NumPy's broadcasting of the value (numba's
+        # array assignment compiles its broadcasting machinery: 3-5 s in each compile worker)
+        offset = view_ndim - value.ndim
+        loop_vars = [f"r{d}" for d in range(view_ndim)]
+        steps = [
+            {"name": f"v{e}", "length": f"{value.name}.shape[{e}]", "extent": f"view.shape[{offset + e}]"}
+            for e in range(value.ndim)
+        ]
+        read = ", ".join(f"{loop_vars[offset + e]} * v{e}" for e in range(value.ndim))
+        loops, _ = _loop_nest(loop_vars, [f"view.shape[{d}]" for d in range(view_ndim)], [], None)
+        copy = {"steps": steps, "loops": loops, "target": ", ".join(loop_vars), "read": read}
     return _update_op(
         "ops/setindex.py.j2",
         node,
@@ -108,6 +122,7 @@ def render_set_index(node: Node, inplace: Node | None = None) -> OpModule:
         checks=checks,
         index=index,
         value=value.name,
+        copy=copy,
     )
 
 
