@@ -220,7 +220,13 @@ def _build_locked(
     from .link.linalg import graphs_needing_linalg
     from .link.linker import link_extension, native_module
     from .package.licences import NUMBA_LICENCE_FILE, numba_licence
-    from .package.loader import render_exceptions, render_loader, render_profile, render_stub
+    from .package.loader import (
+        render_exceptions,
+        render_loader,
+        render_numba_interop,
+        render_profile,
+        render_stub,
+    )
     from .package.manifest import build_manifest, manifest_text
     from .package.ownership import MODULES_FOLDER
     from .package.writer import (
@@ -286,6 +292,7 @@ def _build_locked(
         write_text(staged, "__init__.py", render_loader(project, plan, natives, linalg))
         write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
         write_text(staged, "_exceptions.py", render_exceptions(project))
+        write_text(staged, "_numba.py", render_numba_interop(project, plan, linalg))
         if profile:
             write_text(staged, "_profile.py", render_profile(project))
         write_text(staged, "py.typed", "")

@@ -1,5 +1,6 @@
-"""The generated package's Python files: the loader ``__init__.py``, its ``.pyi`` stub, and
-``_exceptions.py``, which rebuilds exceptions raised by compiled code without numba."""
+"""The generated package's Python files: the loader ``__init__.py``, its ``.pyi`` stub,
+``_exceptions.py``, which rebuilds exceptions raised by compiled code without numba, and
+``_numba.py``, which makes the graphs callable from numba's JIT where numba is imported."""
 
 from __future__ import annotations
 
@@ -126,6 +127,50 @@ def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collecti
             {"name": graph.name, "params": params, "result": _result_annotation(signature.result), "doc": doc}
         )
     return render("package/__init__.pyi.j2", package=project.package.name, graphs=graphs)
+
+
+def numba_type_text(value: Result) -> str:
+    """``value`` as a numba type expression in ``numba.core.types``' names (``_numba.py`` evaluates
+    it where numba is imported: the package never needs aotbuild)."""
+    if isinstance(value, Scalar):
+        return "boolean" if value.dtype == "bool" else np.dtype(value.dtype).name
+    if isinstance(value, Array):
+        readonly = ", readonly=True" if value.readonly else ""
+        return f"Array({numba_type_text(Scalar(value.dtype))}, {value.ndim}, {value.layout!r}{readonly})"
+    if isinstance(value, TupleOf):
+        return "Tuple((" + "".join(f"{numba_type_text(item)}, " for item in value.items) + "))"
+    return "none"
+
+
+def render_numba_interop(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collection[str] = ()) -> str:
+    """``_numba.py``: each graph's entries (the contiguous one first) as numba types."""
+    from ..compile.keys import toolchain_versions
+
+    graphs = []
+    for graph_plan in plan.graphs:
+        entries = [e for e in (graph_plan.contiguous, graph_plan.entry) if e is not None]
+        graphs.append(
+            {
+                "name": graph_plan.graph.name,
+                "signature": repr(graph_plan.graph.config.signature_text),
+                "params": graph_plan.graph.params,
+                "entries": [
+                    {
+                        "symbol": entry.symbol,
+                        "result": repr(numba_type_text(entry.signature.result)),
+                        "args": [repr(numba_type_text(arg)) for arg in entry.signature.args],
+                    }
+                    for entry in entries
+                ],
+            }
+        )
+    return render(
+        "package/_numba.py.j2",
+        package=project.package.name,
+        graphs=graphs,
+        linalg=sorted(linalg_graphs),
+        numba_version=toolchain_versions()["numba"],
+    )
 
 
 def render_exceptions(project: ProjectConfig) -> str:

@@ -37,6 +37,7 @@ PACKAGE_FILES = frozenset(
         "__init__.py",
         "__init__.pyi",
         "_exceptions.py",
+        "_numba.py",
         "_profile.py",
         "py.typed",
         NUMBA_LICENCE_FILE,

@@ -1,0 +1,196 @@
+"""Calls from numba's JIT into a generated package, against the same functions under ``@njit``.
+
+A small project (a norm of 8 values, traced; a scalar kernel) is built once. Then, in this one
+process: a jitted loop calling the package's graph 1e6 times against the same loop calling the
+function compiled by ``numba.njit`` (whose code numba links into the caller, where LLVM may
+inline it) — interleaved rounds, best of 7, results checked first. And in fresh processes, the
+size of numba's cache (``cache=True``) for a caller of the graph against a caller of the
+``@njit`` function, and a cached caller's first call in a new process.
+
+    python bench/bench_interop.py      # writes its section of BENCHMARKS.md
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import REPO, measured_by, write_section
+
+MODEL = """
+import numpy as np
+
+
+def norm(x):
+    return np.sqrt(np.sum(x * x))
+
+
+def blend(a, b, t):
+    return a + (b - a) * t
+"""
+
+GRAPHS = """
+[package]
+name = "interop_ext"
+target = "host"
+
+[graphs.norm]
+function = "model:norm"
+signature = "float64(float64[::1])"
+
+[graphs.blend]
+function = "model:blend"
+signature = "float64(float64, float64, float64)"
+mode = "kernel"
+"""
+
+#: A caller, cached by numba, of the graph (``graph``) or of the same function under njit.
+CALLER = """
+import numba
+import numpy as np
+{imports}
+
+
+@numba.njit(cache=True)
+def caller(x, n):
+    total = 0.0
+    for i in range(n):
+        total += {callee}(x) + {blend}(total, 1.0, 0.5)
+    return total
+"""
+
+FIRST_CALL = """
+import time
+started = time.perf_counter()
+import numpy as np
+import caller
+value = caller.caller(np.arange(8.0), 10)
+print(time.perf_counter() - started, value, sum(caller.caller.stats.cache_hits.values()))
+"""
+
+
+def build(work: Path) -> Path:
+    (work / "model.py").write_text(MODEL)
+    (work / "graphs.toml").write_text(GRAPHS)
+    subprocess.run([sys.executable, "-m", "aotbuild", "compile", str(work / "graphs.toml"), "-q"], check=True)
+    return work / "build"
+
+
+def loops(package_dir: Path, work: Path) -> dict[str, float]:
+    """Nanoseconds per iteration of the two loops (best of 7 interleaved rounds)."""
+    sys.path[:0] = [str(package_dir), str(work)]
+    import interop_ext
+    import model
+    import numba
+    import numpy as np
+
+    norm_jit, blend_jit = numba.njit(model.norm), numba.njit(model.blend)
+
+    @numba.njit
+    def with_graphs(x, n):
+        total = 0.0
+        for _ in range(n):
+            total += interop_ext.norm(x) + interop_ext.blend(total, 1.0, 0.5)
+        return total
+
+    @numba.njit
+    def with_njit(x, n):
+        total = 0.0
+        for _ in range(n):
+            total += norm_jit(x) + blend_jit(total, 1.0, 0.5)
+        return total
+
+    x, n = np.arange(8.0), 1_000_000
+    assert with_graphs(x, 1000) == with_njit(x, 1000)
+    best = {"graphs": float("inf"), "njit": float("inf")}
+    for _ in range(7):
+        for name, function in (("graphs", with_graphs), ("njit", with_njit)):
+            started = time.perf_counter()
+            function(x, n)
+            best[name] = min(best[name], (time.perf_counter() - started) / n * 1e9)
+    return best
+
+
+def cached_callers(package_dir: Path, work: Path) -> dict[str, dict[str, float]]:
+    """For each callee: numba's cache size, the first process's call and a new process's."""
+    figures = {}
+    for name, imports, callee, blend in (
+        ("graphs", "import interop_ext", "interop_ext.norm", "interop_ext.blend"),
+        (
+            "njit",
+            "import model\nnorm = numba.njit(model.norm)\nblend_ = numba.njit(model.blend)",
+            "norm",
+            "blend_",
+        ),
+    ):
+        folder = work / f"caller-{name}"
+        folder.mkdir()
+        (folder / "caller.py").write_text(CALLER.format(imports=imports, callee=callee, blend=blend))
+        env = {
+            "NUMBA_CACHE_DIR": str(folder / "cache"),
+            "PYTHONPATH": f"{folder}:{package_dir}:{work}:{REPO}",
+            "PATH": "/usr/bin:/bin",
+        }
+        runs = []
+        for _ in range(2):
+            out = subprocess.run(
+                [sys.executable, "-c", FIRST_CALL], check=True, capture_output=True, text=True, env=env
+            ).stdout.split()
+            runs.append((float(out[0]), out[1], int(out[2])))
+        assert runs[0][1] == runs[1][1] and runs[1][2] == 1, runs
+        files = [p for p in (folder / "cache").rglob("*") if p.is_file()]
+        figures[name] = {
+            "cache_bytes": sum(p.stat().st_size for p in files),
+            "cache_files": len(files),
+            "compile_s": runs[0][0],
+            "cached_s": runs[1][0],
+        }
+    return figures
+
+
+def section(loop: dict[str, float], cached: dict[str, dict[str, float]]) -> str:
+    graphs, njit = cached["graphs"], cached["njit"]
+    return "\n".join(
+        [
+            "## Calls from numba's JIT: a jitted loop calling a graph, against the function under `@njit`",
+            "",
+            measured_by("bench_interop.py"),
+            "",
+            "| per iteration of a jitted loop (1e6 iterations: `norm` of 8 values, traced, and a scalar kernel) | calling the package's graphs | calling `@njit` functions |",
+            "|---|---|---|",
+            f"| best of 7 interleaved rounds | {loop['graphs']:.1f} ns | {loop['njit']:.1f} ns ({loop['njit'] / loop['graphs']:.2f}×) |",
+            "",
+            "| a caller with `cache=True`, numba's cache | of the graphs | of `@njit` functions |",
+            "|---|---|---|",
+            f"| cache size | {graphs['cache_bytes'] / 1024:.1f} KB in {graphs['cache_files']} files | {njit['cache_bytes'] / 1024:.1f} KB in {njit['cache_files']} files |",
+            f"| first process: import, compile and first call | {graphs['compile_s']:.2f} s | {njit['compile_s']:.2f} s |",
+            f"| new process: import, load from numba's cache, first call | {graphs['cached_s']:.2f} s | {njit['cached_s']:.2f} s |",
+            "",
+            "- The graph is called by declaration: the caller's code declares its symbol, the package's "
+            "shared object holds its code once. numba links an `@njit` callee's code into each "
+            "caller (and its cache entry), where LLVM may inline it: the fair floor for a call "
+            "that crosses a shared object is a call that is not inlined.",
+        ]
+    )
+
+
+def main() -> None:
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="aotbuild-bench-interop-") as folder:
+        work = Path(folder)
+        package_dir = build(work)
+        loop = loops(package_dir, work)
+        cached = cached_callers(package_dir, work)
+    print(json.dumps({"loop": loop, "cached": cached}, indent=1), file=sys.stderr)
+    text = section(loop, cached)
+    print(text)
+    write_section("bench_interop", text)
+    print(f"bench_interop.py: {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
