@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Sequence
 
 import numpy as np
@@ -13,7 +14,7 @@ from ..codegen.templates import render
 from ..compile.target import Target
 from ..config import ProjectConfig
 from ..link.entry import graph_doc
-from ..types import Array, NoneType, Result, Scalar, TupleOf, Value
+from ..types import Array, NoneType, Result, Scalar, Signature, TupleOf, Value
 
 
 def render_loader(
@@ -142,6 +143,13 @@ def numba_type_text(value: Result) -> str:
     return "none"
 
 
+def _jit_name(package: str, graph: str, signature: Signature) -> str:
+    """The name numba's code calls a graph's entry by: the package, the graph and a digest of
+    the entry's signature (which decides how it is called), not of its code."""
+    digest = hashlib.sha256(str(signature).encode()).hexdigest()[:16]
+    return f"aotbuild.{package}.{graph}.{digest}"
+
+
 def render_numba_interop(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collection[str] = ()) -> str:
     """``_numba.py``: each graph's entries (the contiguous one first) as numba types."""
     from ..compile.keys import toolchain_versions
@@ -157,6 +165,7 @@ def render_numba_interop(project: ProjectConfig, plan: BuildPlan, linalg_graphs:
                 "entries": [
                     {
                         "symbol": entry.symbol,
+                        "alias": _jit_name(project.package.name, graph_plan.graph.name, entry.signature),
                         "result": repr(numba_type_text(entry.signature.result)),
                         "args": [repr(numba_type_text(arg)) for arg in entry.signature.args],
                     }

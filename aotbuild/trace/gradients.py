@@ -61,8 +61,9 @@ def backward(seeds: list[tuple[Node, Tracer]], wrt: tuple[Node, ...]) -> list[An
             reaches.add(id(node))
     cotangents: dict[int, Any] = {}
     for output, seed in seeds:
-        if id(output) in reaches:
-            cotangents[id(output)] = seed
+        if id(output) in reaches:  # one node returned twice (``return y, y``) gets both seeds
+            earlier = cotangents.get(id(output))
+            cotangents[id(output)] = seed if earlier is None else _accumulate(earlier, seed)
     for node in reversed(order):
         g = cotangents.get(id(node))
         if g is None or id(node) in targets or isinstance(node.op, (Argument, Constant)):

@@ -81,10 +81,12 @@ def _gather(node: Node, g: Tracer) -> Contributions:
 
 
 def _wrapped(index: Node, length: Any) -> Any:
-    """An integer index with negative values counted from the end of an axis ``length`` long
+    """An int64 index with negative values counted from the end of an axis ``length`` long
     (constant non-negative indices as they are)."""
     constant = index.op.value.array if isinstance(index.op, Constant) else None
     i = traced(index)
+    if i.dtype != np.int64:  # (uint64 would promote the flat positions to float64)
+        i = i.astype(np.int64)
     return i if constant is not None and (constant >= 0).all() else np.where(i < 0, i + length, i)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import TraceError
-from ...graph import Node
+from ...graph import Constant, Node
 from ...graph.linalg_ops import Einsum, MatMul
 from ..creation import arange
 from ..tracer import Tracer
@@ -31,7 +31,7 @@ def _einsum(node: Node, g: Tracer) -> Contributions:
     assert isinstance(op, Einsum)
     contributions: list[Any] = []
     for k, (letters, item) in enumerate(zip(op.inputs, node.inputs, strict=True)):
-        if not is_float(item):
+        if not is_float(item) or isinstance(item.op, Constant):  # (a constant needs none)
             contributions.append(None)
             continue
         if len(set(letters)) != len(letters):

@@ -249,7 +249,15 @@ def moments(x):
     return mean, np.mean((x - mean) ** 2)
 
 
+@aotbuild.subgraph
+def twice(x):
+    y = np.sin(x)
+    return y, y
+
+
 def through_tuples(x):
-    """A subgraph returning a tuple, both items used, and one of another call alone."""
+    """A subgraph returning a tuple, both items used, and one of another call alone; one
+    returning the same value twice (both items' gradients add up)."""
     mean, var = moments(x)
-    return mean * var + moments(x * x)[1]
+    first, second = twice(x)
+    return mean * var + moments(x * x)[1] + np.sum(first * 2.0 + second)
