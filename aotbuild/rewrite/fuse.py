@@ -5,7 +5,9 @@ step, as NumPy does. Fused, it is one loop over the result's shape with the scal
 step in its body. An elementwise node joins the Op that consumes it when
 
 * the consumer is elementwise too, and the node's only consumer in the graph (a value two Ops
-  use, or one that is returned, is computed once and stored; ``d * d`` has one consumer);
+  use, or one that is returned, is computed once and stored; ``d * d`` has one consumer) —
+  except one cheap step of a stored array and scalars (``-1.0 * g``), computed again in each
+  loop that reads it (:func:`_recomputed`);
 * it has the consumer's dimensions: a value of fewer dimensions, broadcast up, would be computed
   once per element of the result instead of once per element of its own (scalar code such as
   ``np.log(sigma)`` stays a scalar Op computed once).
@@ -59,6 +61,7 @@ def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
         if _joins(item, node, uses)
     }
     absorbed |= _gathers_joining(nodes, absorbed, uses)
+    absorbed |= _recomputed(nodes, uses, graph.outputs)
     rebuilt: dict[int, Node] = {}
     for node in nodes:
         if id(node) in absorbed:
@@ -95,6 +98,51 @@ def _joins(item: Node, consumer: Node, uses: Counter[int]) -> bool:
         # the long body worse), and the stored temporary costs less than that.
         return False
     return ndim == getattr(consumer.type, "ndim", 0)
+
+
+#: Elementwise functions cheap enough to compute again in each loop that reads their value.
+CHEAP = frozenset({"add", "subtract", "multiply", "negative", "positive"})
+
+
+def _recomputed(nodes: list[Node], uses: Counter[int], outputs: tuple[Node, ...]) -> set[int]:
+    """One cheap step of one array and scalars (``-1.0 * g``, ``x + 1``) whose value several
+    elementwise loops or reductions read, computed again in each of them rather than stored:
+    each loop then reads the array instead of the temporary, and the temporary's allocation,
+    writing and reading back are saved (the radon gradient's ``-1.0 * d`` feeds a loop and a
+    sum). A step of two arrays stays stored (recomputed, it would read both in each loop: the
+    radon gradient by hand took 6% longer), and so does one whose array dies at the step, which
+    then writes into it in place (no allocation to save). The array is one that is stored (read
+    by other Ops too), so no chain is computed twice. Same step, same operands: the same bits."""
+    consumers: dict[int, list[Node]] = {}
+    for node in nodes:
+        for item in set(node.inputs):
+            consumers.setdefault(id(item), []).append(node)
+    kept = {id(node) for node in outputs}
+    chosen = set()
+    for node in nodes:
+        ndim = getattr(node.type, "ndim", 0)
+        if (
+            uses[id(node)] < 2
+            or id(node) in kept
+            or not isinstance(node.op, Elementwise)
+            or node.op.fn not in CHEAP
+            or ndim == 0
+            or sum(1 for i in node.inputs if getattr(i.type, "ndim", 0)) != 1
+        ):
+            continue
+        (array,) = (i for i in node.inputs if getattr(i.type, "ndim", 0))
+        if uses[id(array)] < 2 or id(array) in chosen:
+            # dies here: stored, the step writes into it, no allocation to save; or computed
+            # again itself (a chain is never computed twice)
+            continue
+        readers = consumers.get(id(node), [])
+        if readers and all(
+            isinstance(reader.op, Reduce)
+            or (isinstance(reader.op, Elementwise) and getattr(reader.type, "ndim", 0) == ndim)
+            for reader in readers
+        ):
+            chosen.add(id(node))
+    return chosen
 
 
 def _gathers_joining(nodes: list[Node], absorbed: set[int], uses: Counter[int]) -> set[int]:

@@ -50,6 +50,19 @@ def test_values_used_twice_or_returned_are_stored() -> None:
     assert first is shared.node and isinstance(second.op, Elementwise)
 
 
+def test_a_cheap_step_of_a_stored_array_is_computed_again_in_each_reader() -> None:
+    a, b = arg(0), arg(1)
+    negated = -1.0 * a  # a is read by two Ops: stored either way
+    divided, total, other = fused(negated / b, np.sum(negated), a + b)
+    assert isinstance(divided.op, Fused) and [s.fn for s in divided.op.steps] == ["multiply", "divide"]
+    assert isinstance(total.op, FusedReduce) and [s.fn for s in total.op.steps] == ["multiply"]
+    assert a.node in divided.inputs and a.node in total.inputs  # no temporary of -1.0 * a
+    # an array that dies at the step is written in place instead: the step is stored
+    grown = -1.0 * np.exp(b)
+    first, second = fused(grown / a, np.sum(grown))
+    assert first.inputs[0] is second.inputs[0] and isinstance(first.inputs[0].op, Fused)
+
+
 def test_lower_dimensional_and_scalar_values_are_computed_once() -> None:
     matrix, vector, scalar = arg(0, ndim=2), arg(1), arg(2, ndim=0)
     (out,) = fused(matrix * (vector * 2.0) + np.log(scalar))
