@@ -12,7 +12,7 @@ import numpy as np
 from ...graph import Constant, Elementwise, Node
 from ...graph.shapes import known_shape
 from ..tracer import Tracer
-from .common import Contributions, as_dtype, is_float, scalar, sum_to, traced
+from .common import Contributions, as_dtype, is_float, product, scalar, sum_to, traced
 
 
 def keeps_scalar(node: Node) -> bool:
@@ -46,10 +46,7 @@ def elementwise(rule: Callable[..., Contributions]) -> Callable[[Node, Tracer], 
 
 def _size(x: Tracer) -> Any:
     """The number of elements of ``x``, as a float of its dtype (a sum of that many copies)."""
-    count: Any = 1
-    for length in x.shape:
-        count = count * length
-    return as_dtype(count * scalar(1.0, x), x.node)
+    return as_dtype(product(x.shape) * scalar(1.0, x), x.node)
 
 
 def _same_shape(c: Tracer, item: Node, arrays: int) -> bool:
