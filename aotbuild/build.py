@@ -30,6 +30,7 @@ from .package.ownership import check_replaceable, owned_folder, remove
 from .progress import Progress
 from .rewrite import rewrite
 from .trace.driver import project_imports, trace_project
+from .trace.used import called_graphs, load_used
 
 if TYPE_CHECKING:  # numba is imported by the compile stage only, when it runs
     from .compile.compiler import CompiledObject
@@ -242,7 +243,8 @@ def _build_locked(
     modules_dir = work / "modules"
     with project_imports(project.root):
         progress.begin("trace")
-        graphs = rewrite(trace_project(project), fuse=fuse)
+        used = load_used(project)
+        graphs = rewrite(trace_project(project, used), fuse=fuse)
         nodes = {node.key for graph in graphs for node in graph.nodes()}
         progress.end(f"{len(graphs)} graph(s), {len(nodes)} distinct node(s)")
         for config in (g.config for g in graphs if g.config.auto.startswith("kernel")):
@@ -269,6 +271,7 @@ def _build_locked(
     timings.sort(key=lambda timing: (-timing.seconds, timing.symbol))
     objects = objects_for[cpus[0].name]
     linalg = graphs_needing_linalg(plan, objects)
+    calls = called_graphs(used, {name for obj in objects.values() for name in obj.needed})
 
     destination = project.out_dir / package.name
     remove_leftovers(work)
@@ -280,19 +283,21 @@ def _build_locked(
             progress.begin("link")
             suffix = sysconfig.get_config_var("EXT_SUFFIX")
             native = staged / f"{native_module(cpu.name, first=index == 0)}{suffix}"
-            linked = link_extension(package.name, plan, objects_for[cpu.name], linalg, work, native, cache)
+            linked = link_extension(
+                package.name, plan, objects_for[cpu.name], linalg, work, native, cache, calls
+            )
             how = "the same objects were linked before: taken from the cache" if linked.reused else "linked"
             progress.end(f"{native.name} ({linked.size / 1024:.0f} KB; {how})")
             natives.append((cpu, native.name))
             reused = reused and linked.reused
 
         progress.begin("package")
-        manifest = build_manifest(project, plan, objects, linalg, natives)
+        manifest = build_manifest(project, plan, objects, linalg, natives, calls)
         write_text(staged, "manifest.json", manifest_text(manifest))
-        write_text(staged, "__init__.py", render_loader(project, plan, natives, linalg))
+        write_text(staged, "__init__.py", render_loader(project, plan, natives, linalg, calls))
         write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
         write_text(staged, "_exceptions.py", render_exceptions(project))
-        write_text(staged, "_numba.py", render_numba_interop(project, plan, linalg))
+        write_text(staged, "_numba.py", render_numba_interop(project, plan))
         if profile:
             write_text(staged, "_profile.py", render_profile(project))
         write_text(staged, "py.typed", "")

@@ -8,6 +8,7 @@ that spelling back: the round trip is exact, which is how generated modules decl
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -156,6 +157,16 @@ def cython_symbol(module: str, export: str) -> str:
     """The symbol a compiled Op calls a Cython export by: ``aot_cy_scipy_special_cython_special_ndtri``
     (defined in the package's shared object, forwarding to the export it resolves at run time)."""
     return "aot_cy_" + re.sub(r"[^A-Za-z0-9_]", "_", module) + "_" + export
+
+
+def exported_symbol(package: str, graph: str, signature: Signature | str) -> str:
+    """The name a graph's entry of this ``signature`` is exported and called by, from numba's
+    JIT and from packages that use this one: ``aotbuild.stats_ext.center.<digest>``. It says
+    package, graph and a digest of the signature (which decides how it is called), not of its
+    code: callers stay valid when the package is rebuilt with the same signatures, and two
+    packages holding the same compiled graph never take each other's."""
+    digest = hashlib.sha256(str(signature).encode()).hexdigest()[:16]
+    return f"aotbuild.{package}.{graph}.{digest}"
 
 
 @dataclass(frozen=True)

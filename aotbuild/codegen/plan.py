@@ -24,7 +24,7 @@ from ..graph.array_ops import (
     SetMask,
     SumTo,
 )
-from ..graph.calls import Call, TupleItem
+from ..graph.calls import Call, ExternalCall, TupleItem
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
 from ..types import Scalar
@@ -154,6 +154,7 @@ def _entry(
     declarations: dict[str, dict[str, str]] = {}
     constants: list[dict[str, str]] = []
     statements: list[str] = []
+    external: set[str] = set()  # declared symbols of other packages' graphs: no module here
     inplace = inplace_inputs(graph)
 
     def fresh(prefix: str) -> str:
@@ -191,20 +192,27 @@ def _entry(
             names[node.key] = target = fresh("v")
             statements.append(f"{target} = {inline.format(*(value(i) for i in node.inputs))}")
         else:
-            module = planner.module_for(node, fast, inplace.get(node.key))
-            if module.symbol not in declarations:
-                declarations[module.symbol] = {
+            if isinstance(op, ExternalCall):  # in another package's shared object: passed everything
+                symbol, signature = op.symbol, op.signature
+                title = f"graph {op.package}.{op.graph} (in {op.package}): {signature}"
+                external.add(symbol)
+                args = [value(i) for i in node.inputs]
+            else:
+                module = planner.module_for(node, fast, inplace.get(node.key))
+                symbol, signature, title = module.symbol, module.signature, module.title
+                args = [value(i) for i in node.inputs if not isinstance(i.op, Constant)]
+            if symbol not in declarations:
+                declarations[symbol] = {
                     "name": fresh(re.sub(r"\W", "_", op.name) + "_"),  # special.erf: special_erf_0
-                    "variant": f"{module.symbol}: {module.signature}",
-                    "title": module.title,
+                    "variant": f"{symbol}: {signature}",
+                    "title": title,
                 }
-            args = [value(i) for i in node.inputs if not isinstance(i.op, Constant)]
             names[node.key] = target = fresh("v")
-            callee = declarations[module.symbol]["name"]
+            callee = declarations[symbol]["name"]
             statement = f"{target} = {callee}({', '.join(args)})"
             if planner.profile:
                 scope = f"graph {graph.name}" if kind == "graph" else f"subgraph {config.function}"
-                timer = Timer(timer_id(scope, module.symbol), scope, module.symbol, module.title)
+                timer = Timer(timer_id(scope, symbol), scope, symbol, title)
                 planner.timers[timer.id] = timer
                 statements.extend(timed(statement, timer))
             else:
@@ -243,7 +251,7 @@ def _entry(
         function=graph.name,
         signature=config.signature,
         flags=FASTMATH_FLAGS if fast else TRACED_FLAGS,
-        calls=tuple(sorted(declarations)),
+        calls=tuple(sorted(set(declarations) - external)),
     )
 
 

@@ -14,7 +14,8 @@ What happens to the object, and why:
 * every other symbol is made local and renamed ``<symbol>.<n>`` in definition order, so helpers
   of equal names from different Ops can never be merged by the linker, and no per-process
   counter or address reaches the object;
-* the exported symbols get hidden visibility: the linked extension exports only its ``PyInit``.
+* the exported symbols get hidden visibility: the linked extension exports only its ``PyInit`` and
+  the jumps to its graph entries the C entry defines (``aotbuild.<package>.<graph>.<digest>``).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ defaulted ones out, as in Python: numba fills them in at the call.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -72,7 +73,7 @@ def declare(*variants: str, parameters: str | None = None) -> Any:
                     return variant.restype(*variant.argtypes), variant.codegen
         return None
 
-    name = parsed[0].symbol
+    name = re.sub(r"\W", "_", parsed[0].symbol)  # aotbuild.stats_ext.f.<digest>: a Python name
     if parameters is None:
         parameters = ", ".join(f"arg{i}" for i in range(arity))
     return intrinsic(typing_function(name, parameters, typing))

@@ -28,7 +28,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 #: Attributes of every generated package; graphs may not shadow them.
 RESERVED_NAMES = frozenset({"manifest", "profile", "graphs"})
 
-_PACKAGE_KEYS = ("name", "version", "target", "out_dir")
+_PACKAGE_KEYS = ("name", "version", "target", "out_dir", "uses")
 _GRAPH_KEYS = ("function", "signature", "mode", "nogil", "fastmath", "out", "cast", "grad")
 #: Values of a graph's ``cast``.
 CASTS = ("no", "same_kind")
@@ -90,8 +90,30 @@ def _package(table: Any, path: Path) -> PackageConfig:
     targets = _targets(table, where)
     out_dir = _string(table, "out_dir", where, PackageConfig.out_dir)
     return PackageConfig(
-        name=name, version=version, target=targets[0], out_dir=out_dir, extra_targets=targets[1:]
+        name=name,
+        version=version,
+        target=targets[0],
+        out_dir=out_dir,
+        extra_targets=targets[1:],
+        uses=_uses(table, name, where),
     )
+
+
+def _uses(table: Mapping[str, Any], package: str, where: _Where) -> tuple[str, ...]:
+    """``uses = ["stats_ext"]``: importable names of other aotbuild packages, each once."""
+    value = table.get("uses", [])
+    if not isinstance(value, list):
+        raise where.error(f"expected a list of package names, got {type(value).__name__} {value!r}", "uses")
+    for name in value:
+        if not isinstance(name, str):
+            raise where.error(f"expected a package name, got {type(name).__name__} {name!r}", "uses")
+        _identifier(name, "package name", where, "uses")
+        if name == package:
+            raise where.error(f"{name!r} is this package itself", "uses")
+    repeated = sorted({name for name in value if value.count(name) > 1})
+    if repeated:
+        raise where.error(f"{', '.join(repeated)} listed twice", "uses")
+    return tuple(value)
 
 
 def _targets(table: Mapping[str, Any], where: _Where) -> tuple[str, ...]:

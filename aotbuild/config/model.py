@@ -38,6 +38,10 @@ class PackageConfig:
     """The other targets of ``target = [...]``: each gets its own shared object in the package,
     and the loader picks the best one the CPU runs."""
 
+    uses: tuple[str, ...] = ()
+    """Other aotbuild packages (importable names) whose graphs this package's graphs may call:
+    by declaration of their symbols, resolved at import from their loaded shared objects."""
+
     @property
     def targets(self) -> tuple[str, ...]:
         return (self.target, *self.extra_targets)

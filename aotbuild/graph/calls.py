@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..types import Result, TupleOf
+from ..types import Result, Signature, TupleOf
 from .ops import Op
 
 
@@ -56,3 +56,28 @@ class TupleItem(Op):
         (source,) = inputs
         assert isinstance(source, TupleOf)
         return source.items[self.index]
+
+
+@dataclass(frozen=True)
+class ExternalCall(Op):
+    """A call of another aotbuild package's graph (``[package] uses``) by the symbol that
+    package exports for it: the graph's code stays in that package's shared object."""
+
+    package: str
+    graph: str
+    symbol: str
+    """The exported name called (see :func:`aotbuild.types.exported_symbol`)."""
+
+    signature: Signature
+    """The signature of the entry ``symbol`` names."""
+
+    @property
+    def name(self) -> str:
+        return self.graph
+
+    @property
+    def key(self) -> str:
+        return f"ExternalCall({self.package}.{self.graph}, {self.symbol})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        return self.signature.result

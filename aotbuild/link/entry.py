@@ -12,7 +12,7 @@ from ..codegen.plan import BuildPlan, GraphPlan
 from ..codegen.profile import timer_id
 from ..codegen.templates import render
 from ..compile.adapter import ADAPTER_SUFFIX
-from ..types import Array, NoneType, TupleOf, Value
+from ..types import Array, NoneType, TupleOf, Value, exported_symbol
 from .cython import all_exports, forwarder, graph_exports
 from .linalg import PROVIDERS
 
@@ -192,6 +192,11 @@ def render_entry(
         for graph in plan.graphs
     ]
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
+    entries = [(g.graph.name, e) for g in plan.graphs for e in (g.entry, g.contiguous) if e is not None]
+    exported = [
+        {"name": exported_symbol(package, graph, entry.signature), "target": entry.symbol}
+        for graph, entry in entries
+    ]
     sources = {
         "_native.c": render(
             "native/entry.c.j2",
@@ -200,6 +205,7 @@ def render_entry(
             codegen_version=CODEGEN_VERSION,
             graphs=graphs,
             symbols=symbols,
+            exports=exported,
             timers=plan.timers,
             environments=[{"name": name, "c_name": f"aot_env_{i}"} for i, name in enumerate(environments)],
             linalg_providers=PROVIDERS,

@@ -21,6 +21,7 @@ from ..compile.workers import default_jobs
 from ..errors import LinkError
 from ..files import atomic_write, public_mode, write_if_changed
 from ..package.ownership import remove
+from ..trace.used import UsedGraph
 from .entry import render_entry
 from .linalg import getters
 from .toolchain import Toolchain, numba_source_dir
@@ -115,9 +116,11 @@ def link_extension(
     work_dir: Path,
     output: Path,
     cache: ObjectCache | None,
+    uses: Collection[UsedGraph] = (),
 ) -> LinkResult:
     """Write and compile the C entry, then link everything into ``output`` — or, when exactly
-    these objects were linked before by this compiler, take that shared object from the cache."""
+    these objects were linked before by this compiler, take that shared object from the cache.
+    ``uses``: other packages' graphs the objects call, left undefined (resolved at import)."""
     toolchain = Toolchain.create()
     object_dir = work_dir / "objects"
     paths = []
@@ -158,7 +161,7 @@ def link_extension(
         return LinkResult(output, len(linked.data), reused=True)
     toolchain.link(inputs, output)
     output.chmod(public_mode())  # as when it comes from the cache: the same mode, the same wheel
-    _check_undefined(output, objects)
+    _check_undefined(output, objects, {symbol for graph in uses for symbol in graph.symbols})
     if cache is not None:
         cache.put(
             key, output.read_bytes(), {"kind": "shared object", "name": output.name, "package": package}
@@ -166,11 +169,11 @@ def link_extension(
     return LinkResult(output, output.stat().st_size, reused=False)
 
 
-def _check_undefined(output: Path, objects: Mapping[str, CompiledObject]) -> None:
+def _check_undefined(output: Path, objects: Mapping[str, CompiledObject], used: Collection[str]) -> None:
     names = undefined_symbols(output)
     if names is None:
         return
-    unexpected = [name for name in names if not _ALLOWED_UNDEFINED.search(name)]
+    unexpected = [name for name in names if not _ALLOWED_UNDEFINED.search(name) and name not in used]
     if unexpected:
         needed_by = {
             name: sorted(symbol for symbol, obj in objects.items() if name in obj.needed)

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Collection, Sequence
 
 import numpy as np
@@ -13,8 +12,10 @@ from ..codegen.plan import BuildPlan
 from ..codegen.templates import render
 from ..compile.target import Target
 from ..config import ProjectConfig
+from ..link.cython import graph_exports
 from ..link.entry import graph_doc
-from ..types import Array, NoneType, Result, Scalar, Signature, TupleOf, Value
+from ..trace.used import UsedGraph
+from ..types import Array, NoneType, Result, Scalar, TupleOf, Value, exported_symbol
 
 
 def render_loader(
@@ -22,9 +23,10 @@ def render_loader(
     plan: BuildPlan,
     natives: Sequence[tuple[Target, str]],
     linalg_graphs: Collection[str] = (),
+    uses: Sequence[UsedGraph] = (),
 ) -> str:
     """The package's ``__init__.py``; ``natives``: each target and its shared object's file name
-    (the first the default)."""
+    (the first the default); ``uses``: other packages' graphs it calls."""
     from .. import __version__
     from ..compile.target import required_features
 
@@ -69,6 +71,14 @@ def render_loader(
         linalg=list(linalg_graphs),
         ops=[module.symbol for module in plan.modules],
         profiled=bool(plan.timers),
+        uses=[
+            {
+                "package": package,
+                "version": next(g.version for g in uses if g.package == package),
+                "graphs": [g for g in uses if g.package == package],
+            }
+            for package in sorted({g.package for g in uses})
+        ],
     )
 
 
@@ -143,14 +153,7 @@ def numba_type_text(value: Result) -> str:
     return "none"
 
 
-def _jit_name(package: str, graph: str, signature: Signature) -> str:
-    """The name numba's code calls a graph's entry by: the package, the graph and a digest of
-    the entry's signature (which decides how it is called), not of its code."""
-    digest = hashlib.sha256(str(signature).encode()).hexdigest()[:16]
-    return f"aotbuild.{package}.{graph}.{digest}"
-
-
-def render_numba_interop(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collection[str] = ()) -> str:
+def render_numba_interop(project: ProjectConfig, plan: BuildPlan) -> str:
     """``_numba.py``: each graph's entries (the contiguous one first) as numba types."""
     from ..compile.keys import toolchain_versions
 
@@ -165,7 +168,9 @@ def render_numba_interop(project: ProjectConfig, plan: BuildPlan, linalg_graphs:
                 "entries": [
                     {
                         "symbol": entry.symbol,
-                        "alias": _jit_name(project.package.name, graph_plan.graph.name, entry.signature),
+                        "alias": exported_symbol(
+                            project.package.name, graph_plan.graph.name, entry.signature
+                        ),
                         "result": repr(numba_type_text(entry.signature.result)),
                         "args": [repr(numba_type_text(arg)) for arg in entry.signature.args],
                     }
@@ -177,7 +182,7 @@ def render_numba_interop(project: ProjectConfig, plan: BuildPlan, linalg_graphs:
         "package/_numba.py.j2",
         package=project.package.name,
         graphs=graphs,
-        linalg=sorted(linalg_graphs),
+        cython=[g.graph.name for g in plan.graphs if graph_exports(plan, g)],
         numba_version=toolchain_versions()["numba"],
     )
 

@@ -14,6 +14,7 @@ from ..compile.keys import toolchain_versions
 from ..compile.target import Target
 from ..config import ProjectConfig
 from ..link.linalg import PROVIDERS
+from ..trace.used import UsedGraph
 from .ownership import MANIFEST_FORMAT
 
 
@@ -23,9 +24,11 @@ def build_manifest(
     objects: Mapping[str, CompiledObject],
     linalg_graphs: Sequence[str],
     natives: Sequence[tuple[Target, str]],
+    uses: Sequence[UsedGraph] = (),
 ) -> dict[str, Any]:
     """The build record. ``natives``: each target and its shared object's file name, the first
-    the one ``target``, ``native`` and the Ops' ``object_sha256`` describe."""
+    the one ``target``, ``native`` and the Ops' ``object_sha256`` describe; ``uses``: the other
+    packages' graphs the package calls, with the compiled Ops they reached at build time."""
     from .. import __version__
 
     graphs = {}
@@ -77,6 +80,24 @@ def build_manifest(
             "provider": ", ".join(PROVIDERS) if linalg_graphs else None,
         },
         "cython": _cython_needs(plan),
+        "uses": _uses(project, uses),
+    }
+
+
+def _uses(project: ProjectConfig, uses: Sequence[UsedGraph]) -> dict[str, Any]:
+    """Per used package: its version, and each of its graphs called: the names called, and
+    (symbol, object sha256) of each compiled Op it reached."""
+    versions = {graph.package: graph.version for graph in uses}
+    return {
+        name: {
+            "version": versions.get(name),
+            "graphs": {
+                graph.name: {"symbols": list(graph.symbols), "ops": [list(op) for op in graph.ops]}
+                for graph in uses
+                if graph.package == name
+            },
+        }
+        for name in project.package.uses
     }
 
 

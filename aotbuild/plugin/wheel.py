@@ -80,6 +80,16 @@ def check_requirements(dist: Any, manifest: dict[str, Any], graphs: Path) -> Non
                 "in pyproject.toml"
             )
 
+    for name, record in manifest.get("uses", {}).items():
+        providers = _distributions_of(name) or {re.sub(r"[-_.]+", "-", name).lower()}
+        if not providers & listed:
+            called = ", ".join(f"{name}.{graph}" for graph in record["graphs"]) or name
+            raise AotBuildError(
+                f"aotbuild: error: {graphs.name} uses the aotbuild package {name} (calling {called}), "
+                f'found at run time: add "{sorted(providers)[0]}" to [project] dependencies in '
+                "pyproject.toml"
+            )
+
 
 def _distributions_of(module: str) -> set[str]:
     """The installed distributions providing ``module``'s top-level package, normalised."""

@@ -31,6 +31,7 @@ from .patches import tracing_patches
 from .subgraph import Subgraph, subgraph_session
 from .tracer import Tracer
 from .ufuncs import KERNEL_HINT
+from .used import UsedPackage, routing
 from .writes import written_parameters
 
 _AOTBUILD_DIR = Path(__file__).resolve().parent.parent
@@ -216,9 +217,11 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
     except Exception as exc:
         location = _user_location(exc.__traceback__)
         at = f" at {location}" if location else ""
+        hint = f"if the function cannot run on symbolic arrays, {KERNEL_HINT}"
+        if isinstance(exc, TypeError) and str(exc).endswith("not Tracer"):
+            hint = f"another aotbuild package's graph is traced once [package] uses lists it; {hint}"
         raise TraceError(
-            f"{where} tracing {config.function} raised {type(exc).__name__}{at}: {exc} "
-            f"(if the function cannot run on symbolic arrays, {KERNEL_HINT})"
+            f"{where} tracing {config.function} raised {type(exc).__name__}{at}: {exc} ({hint})"
         ) from None
     returns_tuple = isinstance(result, tuple)
     values = list(result) if returns_tuple else [result]
@@ -292,11 +295,12 @@ def _check_cast(config: GraphConfig, params: tuple[str, ...], unit: Any, where: 
             )
 
 
-def trace_project(project: ProjectConfig) -> list[Graph]:
-    """Every graph of the project, in the order graphs.toml declares them."""
+def trace_project(project: ProjectConfig, used: tuple[UsedPackage, ...] = ()) -> list[Graph]:
+    """Every graph of the project, in the order graphs.toml declares them; ``used``: the
+    packages ``[package] uses`` (see :mod:`aotbuild.trace.used`)."""
     graphs = []
     analyser = KernelAnalyser(project.root)
-    with subgraph_session():
+    with subgraph_session(), routing(used):
         for config in project.graphs:
             function = import_function(config, project)
             params = parameter_names(config, function, project)

@@ -197,10 +197,11 @@ class KernelAnalyser:
     def _with_stand_ins(self, info: FunctionInfo, calls: dict[str, list[KernelUnit]]) -> Callable[..., Any]:
         """``info.function`` with every helper replaced by a typing stand-in."""
         python = info.function
-        if not info.helpers and not info.dicts:
+        if not info.helpers and not info.dicts and not info.declared:
             return python
         stand_ins = {name: self._stand_in(name, helper, calls) for name, helper in info.helpers.items()}
         stand_ins.update(info.dicts)  # read as the generated module reads them
+        stand_ins.update(info.declared)
         new_globals = dict(python.__globals__)
         new_globals.update(
             {k: v for k, v in stand_ins.items() if k not in python.__code__.co_freevars and "." not in k}

@@ -26,6 +26,7 @@ import numpy as np
 from ..compile.compiler import CompileFlags
 from ..errors import KernelError
 from .cython import cython_export_of
+from .used import is_used_package, used_graph_of
 
 
 @dataclass
@@ -50,6 +51,8 @@ class FunctionInfo:
     function, never passed."""
     dicts: dict[str, Any] = field(default_factory=dict)
     """Global name -> the module-level dict it reads, as the ``ConstantDict`` it is lifted to."""
+    declared: dict[str, Any] = field(default_factory=dict)
+    """Global name -> the declaration of another package's graph it calls (``[package] uses``)."""
 
 
 def python_function(value: Any) -> types.FunctionType | None:
@@ -236,9 +239,19 @@ def _lift(
     constants: list[str],
     helpers: dict[str, Any],
     dicts: dict[str, Any],
+    declared: dict[str, Any],
 ) -> None:
     """Lift the global ``name`` (``module.attr`` for a project module's) bound to ``value``: a
-    helper, a Cython export, a constant, or an import; anything else is refused."""
+    used package's graph, a helper, a Cython export, a constant, or an import; anything else
+    is refused."""
+    used = used_graph_of(value)
+    if used is not None:  # called by declaration of the symbol its package exports
+        from ..compile.declare import declare
+
+        imports.append("from aotbuild.compile.declare import declare")
+        constants.append(f"{name} = {used.declaration()}")
+        declared[name] = declare(*used.variants(), parameters=", ".join(used.params))
+        return
     helper = python_function(value)
     if helper is not None and (helper is not value or not _numba_knows(value)):
         helpers[name] = value
@@ -291,6 +304,7 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
     constants: list[str] = []
     helpers: dict[str, Any] = {}
     dicts: dict[str, Any] = {}
+    declared: dict[str, Any] = {}
     parameters, function_defaults = _parameters(python, node, where)
     _refuse_generators(python.__code__, qualname, _origin_file(python, root))
     closure = dict(zip(python.__code__.co_freevars, python.__closure__ or (), strict=True))
@@ -310,7 +324,7 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
         else:
             continue  # numba reports the undefined name with its location
         if isinstance(value, types.ModuleType):
-            if _is_library_module(value, root):
+            if _is_library_module(value, root) and not is_used_package(value):
                 alias = "" if value.__name__ == name else f" as {name}"
                 imports.append(f"import {value.__name__}{alias}")
                 continue
@@ -337,11 +351,12 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
                     constants,
                     helpers,
                     dicts,
+                    declared,
                 )
             continue
-        _lift(qualname, name, value, names, imports, constants, helpers, dicts)
+        _lift(qualname, name, value, names, imports, constants, helpers, dicts, declared)
     for name, value in function_defaults:  # `def f(x, fn=square)`: square is a helper too
-        _lift(qualname, name, value, names, imports, constants, helpers, dicts)
+        _lift(qualname, name, value, names, imports, constants, helpers, dicts, declared)
     return FunctionInfo(
         function=python,
         name=python.__name__,
@@ -355,6 +370,7 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
         flags=_flags_of(function),
         parameters=parameters,
         dicts=dicts,
+        declared=declared,
         function_defaults=tuple(
             p.arg for p in node.args.args[len(node.args.args) - len(function_defaults) :]
         ),

@@ -1,0 +1,292 @@
+"""One package calling another's graphs by declaration (``[package] uses``): the library's
+entries exported under package-qualified names, the user's shared object holding them undefined,
+resolved at import from the library's loaded shared object after a check of the library's Ops."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aotbuild.build import build
+from aotbuild.errors import ConfigError, TraceError
+from aotbuild.link.linker import undefined_symbols
+from aotbuild.progress import Progress
+
+from .conftest import load_package, write_project
+
+LIBRARY = """
+import numpy as np
+
+
+def center(x):
+    return x - x.mean()
+
+
+def norm(x):
+    return np.sqrt(np.sum(x * x))
+
+
+def rowsum(m):
+    return m.sum(axis=1)
+
+
+def moments(x):
+    mean = x.mean()
+    return mean, ((x - mean) ** 2).mean()
+
+
+def bounded_sum(x, limit):
+    total = 0.0
+    for value in x:
+        if value > limit:
+            raise ValueError("a value is above the limit")
+        total += value
+    return total
+"""
+
+LIBRARY_TOML = """
+[package]
+name = "library_ext"
+
+[graphs.center]
+function = "library:center"
+signature = "float64[:](float64[:])"
+
+[graphs.norm]
+function = "library:norm"
+signature = "float64(float64[:])"
+
+[graphs.rowsum]
+function = "library:rowsum"
+signature = "float64[:](float64[:, :])"
+
+[graphs.moments]
+function = "library:moments"
+signature = "Tuple(float64, float64)(float64[::1])"
+
+[graphs.bounded_sum]
+function = "library:bounded_sum"
+signature = "float64(float64[:], float64)"
+mode = "kernel"
+"""
+
+USER = """
+import numpy as np
+
+import library
+import library_ext
+from library_ext import norm
+
+
+def standardized(x):
+    c = library_ext.center(x)
+    return c / norm(c)
+
+
+def via_python(x):
+    return library.center(x) * 2.0
+
+
+def row_sums(m):
+    return library_ext.rowsum(m) * 2.0
+
+
+def spread(x):
+    mean, variance = library_ext.moments(x)
+    return mean + variance
+
+
+def checked(x):
+    return library_ext.bounded_sum(x, 10.0) + norm(x)
+"""
+
+USER_TOML = """
+[package]
+name = "user_ext"
+uses = ["library_ext"]
+
+[graphs.standardized]
+function = "user:standardized"
+signature = "float64[:](float64[:])"
+
+[graphs.via_python]
+function = "user:via_python"
+signature = "float64[:](float64[:])"
+
+[graphs.row_sums]
+function = "user:row_sums"
+signature = "float64[:](float64[:, :])"
+
+[graphs.spread]
+function = "user:spread"
+signature = "float64(float64[:])"
+
+[graphs.checked]
+function = "user:checked"
+signature = "float64(float64[:])"
+mode = "kernel"
+"""
+
+
+def _build(graphs_toml: Path, out: Path):
+    return build(graphs_toml, out_dir=str(out), progress=Progress(quiet=True))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory):
+    """The library, the user built against it, and the library rebuilt with another `center`."""
+    root = tmp_path_factory.mktemp("packages")
+    library_toml = write_project(root / "library", LIBRARY_TOML, {"library.py": LIBRARY})
+    library = _build(library_toml, root / "library-build")
+    changed_toml = write_project(
+        root / "changed", LIBRARY_TOML, {"library.py": LIBRARY.replace("x - x.mean()", "x - np.sum(x) / x.size")}
+    )
+    changed = _build(changed_toml, root / "changed-build")
+    sys.path[:0] = [str(root / "library-build"), str(root / "library")]
+    try:
+        user = _build(write_project(root / "user", USER_TOML, {"user.py": USER}), root / "user-build")
+    finally:
+        sys.path.remove(str(root / "library"))
+    return root, library, user, changed
+
+
+@pytest.fixture(scope="module")
+def user_ext(built):
+    return load_package(built[2])
+
+
+def test_graphs_of_the_used_package_give_its_results(built, user_ext) -> None:
+    root = built[0]
+    sys.path.insert(0, str(root / "library"))
+    try:
+        import library
+    finally:
+        sys.path.remove(str(root / "library"))
+    x = np.array([3.0, -1.0, 4.0, 1.5, 9.0, 2.0])
+    m = np.arange(12.0).reshape(3, 4)
+    centered = x - x.mean()
+    for given in (x, x[::2]):  # contiguous and strided
+        expected = (given - given.mean()) / np.sqrt(np.sum((given - given.mean()) ** 2))
+        np.testing.assert_allclose(user_ext.standardized(given), expected, rtol=1e-14)
+    np.testing.assert_allclose(user_ext.via_python(x), 2.0 * library.center(x), rtol=1e-14)
+    for given in (m, m[:, ::2], m.T):  # the library's entry for C arrays, and its general one
+        np.testing.assert_allclose(user_ext.row_sums(given), 2.0 * given.sum(axis=1))
+    np.testing.assert_allclose(user_ext.spread(x[::2]), x[::2].mean() + x[::2].var(), rtol=1e-14)
+    assert user_ext.checked(x) == pytest.approx(x.sum() + np.sqrt((x * x).sum()), rel=1e-14)
+    with pytest.raises(ValueError, match="a value is above the limit"):  # raised in the library
+        user_ext.checked(np.array([1.0, 20.0]))
+    np.testing.assert_allclose(centered, library.center(x))
+
+
+def test_calls_are_declarations_resolved_from_the_library(built) -> None:
+    _, library, user, _ = built
+    library_ext = load_package(library)
+    manifest = json.loads(user.package_dir.joinpath("manifest.json").read_text())
+    uses = manifest["uses"]["library_ext"]
+    assert sorted(uses["graphs"]) == ["bounded_sum", "center", "moments", "norm", "rowsum"]
+    library_ops = {symbol for graph in library_ext.__graphs__.values() for symbol in graph["ops"]}
+    assert not library_ops & set(manifest["ops"])  # none of the library's code is in the user
+    names = undefined_symbols(user.native)
+    if names is None:
+        pytest.skip("nm is not available")
+    # `U aotbuild.library_ext.center.<digest>`...; rowsum's entry for C arrays and its general one
+    exported = {symbol for graph in uses["graphs"].values() for symbol in graph["symbols"]}
+    assert exported == {name for name in names if name.startswith("aotbuild.library_ext.")}
+    assert len(uses["graphs"]["rowsum"]["symbols"]) == 2
+    listing = subprocess.run(
+        ["nm", "-D", "--defined-only", str(library.native)], capture_output=True, text=True, check=True
+    ).stdout
+    assert exported <= {line.split()[-1] for line in listing.splitlines()}  # the library's exports
+
+
+def _import_in_new_process(path: list[Path], code: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path))}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=environment
+    )
+
+
+def test_a_new_process_imports_the_library_first_and_never_numba(built) -> None:
+    root = built[0]
+    done = _import_in_new_process(
+        [root / "user-build", root / "library-build"],
+        """
+        import sys
+        import numpy as np
+        import user_ext
+        assert "library_ext" in sys.modules and "numba" not in sys.modules
+        print(user_ext.spread(np.arange(4.0)))
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) == pytest.approx(1.5 + 1.25)
+
+
+def test_a_library_with_other_ops_or_none_is_an_import_error(built) -> None:
+    root = built[0]
+    changed = _import_in_new_process([root / "user-build", root / "changed-build"], "import user_ext")
+    assert changed.returncode != 0
+    message = changed.stderr.strip().splitlines()[-1]
+    assert message.startswith("ImportError: user_ext was built against library_ext 0.1.0")
+    assert "library_ext.center differ" in message and "rebuild user_ext" in message
+    missing = _import_in_new_process([root / "user-build"], "import user_ext")
+    assert (
+        missing.stderr.strip()
+        .splitlines()[-1]
+        .startswith("ImportError: user_ext calls graphs of library_ext 0.1.0, which cannot be imported")
+    )
+
+
+def test_wrong_arguments_and_unknown_packages_fail_the_build(built, tmp_path: Path) -> None:
+    root = built[0]
+    modules = {
+        "wrong.py": "import numpy as np\nimport library_ext\n\n\ndef f(x):\n"
+        "    return library_ext.center(x.astype(np.float32))\n"
+    }
+    toml = '[package]\nname = "wrong_ext"\nuses = [{}]\n\n[graphs.f]\nfunction = "wrong:f"\nsignature = "float64[:](float64[:])"\n'
+    sys.path.insert(0, str(root / "library-build"))
+    try:
+        project = write_project(tmp_path / "wrong", toml.format('"library_ext"'), modules)
+        with pytest.raises(
+            TraceError, match=r"library_ext\.center takes x as float64\[:\]; it is given float32"
+        ):
+            _build(project, tmp_path / "out")
+        for uses, message in (
+            ('"no_such_ext"', "cannot import 'no_such_ext'"),
+            ('"numpy"', "'numpy' .* is not a package built by aotbuild"),
+            ('"wrong_ext"', "'wrong_ext' is this package itself"),
+        ):
+            project = write_project(tmp_path / "wrong", toml.format(uses), modules)
+            with pytest.raises(ConfigError, match=message):
+                _build(project, tmp_path / "out")
+        without = write_project(tmp_path / "wrong", toml.replace("uses = [{}]\n", ""), modules)
+        with pytest.raises(TraceError, match=r"\[package\] uses lists it"):
+            _build(without, tmp_path / "out")
+    finally:
+        sys.path.remove(str(root / "library-build"))
+    assert not (tmp_path / "out" / "wrong_ext").exists()
+
+
+def test_wheels_must_require_the_used_package() -> None:
+    from types import SimpleNamespace
+
+    from aotbuild.plugin.commands import AotBuildError
+    from aotbuild.plugin.wheel import check_requirements
+
+    manifest = {
+        "toolchain": {"numpy": "2.1.0"},
+        "linalg": {"graphs": []},
+        "uses": {"library_ext": {"version": "0.1.0", "graphs": {"center": {}}}},
+    }
+    with pytest.raises(AotBuildError, match='calling library_ext.center.*add "library-ext"'):
+        check_requirements(SimpleNamespace(install_requires=["numpy"]), manifest, Path("graphs.toml"))
+    check_requirements(
+        SimpleNamespace(install_requires=["numpy", "library-ext>=0.1"]), manifest, Path("graphs.toml")
+    )
