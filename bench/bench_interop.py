@@ -188,6 +188,56 @@ def loops(package_dir: Path, work: Path) -> dict[str, float]:
     return best
 
 
+def scalar_calls() -> dict[str, float]:
+    """Nanoseconds per iteration of a jitted loop calling the scalar kernel: the package's graph,
+    numba's own call that is not inlined (a ``cfunc`` passed as a first-class function: through
+    its address), and the ``@njit`` function (inlined). Best of 7 interleaved rounds."""
+    import interop_ext
+    import model
+    import numba
+    from numba import types
+
+    signature = types.float64(types.float64, types.float64, types.float64)
+    blend_pointer = numba.cfunc(signature)(model.blend)
+    blend_jit = numba.njit(signature)(model.blend)
+
+    @numba.njit
+    def through_graph(n):
+        total = 0.0
+        for _ in range(n):
+            total += interop_ext.blend(total, 1.0, 0.5) * 1e-9
+        return total
+
+    @numba.njit
+    def through_pointer(f, n):
+        total = 0.0
+        for _ in range(n):
+            total += f(total, 1.0, 0.5) * 1e-9
+        return total
+
+    @numba.njit
+    def inlined(n):
+        total = 0.0
+        for _ in range(n):
+            total += blend_jit(total, 1.0, 0.5) * 1e-9
+        return total
+
+    n = 10_000_000
+    runs = {
+        "graph": lambda count: through_graph(count),
+        "cfunc": lambda count: through_pointer(blend_pointer, count),
+        "njit": lambda count: inlined(count),
+    }
+    assert len({run(1000) for run in runs.values()}) == 1
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(7):
+        for name, run in runs.items():
+            started = time.perf_counter()
+            run(n)
+            best[name] = min(best[name], (time.perf_counter() - started) / n * 1e9)
+    return best
+
+
 def cached_callers(package_dir: Path, work: Path) -> dict[str, dict[str, float]]:
     """For each callee: numba's cache size, the first process's call and a new process's."""
     figures = {}
@@ -225,7 +275,12 @@ def cached_callers(package_dir: Path, work: Path) -> dict[str, dict[str, float]]
     return figures
 
 
-def section(loop: dict[str, float], cached: dict[str, dict[str, float]], calls: dict[str, float]) -> str:
+def section(
+    loop: dict[str, float],
+    scalar: dict[str, float],
+    cached: dict[str, dict[str, float]],
+    calls: dict[str, float],
+) -> str:
     graphs, njit = cached["graphs"], cached["njit"]
     through, own = calls["through_package"], calls["in_package"]
     return "\n".join(
@@ -237,6 +292,10 @@ def section(loop: dict[str, float], cached: dict[str, dict[str, float]], calls: 
             "| per iteration of a jitted loop (1e6 iterations: `norm` of 8 values, traced, and a scalar kernel) | calling the package's graphs | calling `@njit` functions |",
             "|---|---|---|",
             f"| best of 7 interleaved rounds | {loop['graphs']:.1f} ns | {loop['njit']:.1f} ns ({loop['njit'] / loop['graphs']:.2f}×) |",
+            "",
+            "| per iteration of a jitted loop (1e7 iterations) calling the scalar kernel `a + (b - a) * t` | the package's graph | numba's call that is not inlined (a `cfunc` passed as a first-class function) | the `@njit` function (inlined) |",
+            "|---|---|---|---|",
+            f"| best of 7 interleaved rounds | {scalar['graph']:.2f} ns | {scalar['cfunc']:.2f} ns ({scalar['cfunc'] / scalar['graph']:.2f}×) | {scalar['njit']:.2f} ns ({scalar['njit'] / scalar['graph']:.2f}×) |",
             "",
             "| a caller with `cache=True`, numba's cache | of the graphs | of `@njit` functions |",
             "|---|---|---|",
@@ -266,10 +325,14 @@ def main() -> None:
         work = Path(folder)
         package_dir = build(work)
         loop = loops(package_dir, work)
+        scalar = scalar_calls()
         cached = cached_callers(package_dir, work)
         calls = package_calls(build_user(work, package_dir))
-    print(json.dumps({"loop": loop, "cached": cached, "calls": calls}, indent=1), file=sys.stderr)
-    text = section(loop, cached, calls)
+    print(
+        json.dumps({"loop": loop, "scalar": scalar, "cached": cached, "calls": calls}, indent=1),
+        file=sys.stderr,
+    )
+    text = section(loop, scalar, cached, calls)
     print(text)
     write_section("bench_interop", text)
     print(f"bench_interop.py: {time.perf_counter() - started:.0f} s", file=sys.stderr)
