@@ -39,7 +39,7 @@ SOURCE_DIRECTIVE = re.compile(r"^# aotbuild: source (?P<file>\S+):(?P<line>\d+)\
 GENERATED_PACKAGE = "aotbuild_generated"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CompileFlags:
     """The numba options that change generated code (part of every cache key)."""
 
@@ -48,6 +48,17 @@ class CompileFlags:
 
     fastmath: bool = False
     boundscheck: bool = False
+    parallel: bool = False
+    """numba's ``parallel=True``: ``prange`` loops run on the package runtime's thread pool."""
+
+    def __repr__(self) -> str:
+        """Part of symbols and cache keys: ``parallel`` only when set, so the symbols of
+        everything else stay those of builds before it existed."""
+        parallel = ", parallel=True" if self.parallel else ""
+        return (
+            f"CompileFlags(error_model={self.error_model!r}, fastmath={self.fastmath!r}, "
+            f"boundscheck={self.boundscheck!r}{parallel})"
+        )
 
     def numba_flags(self) -> Any:
         """numba's compiler ``Flags``: no Python wrappers (aotbuild's C entry replaces them),
@@ -65,6 +76,10 @@ class CompileFlags:
         }
         if self.fastmath:
             options["fastmath"] = FastMathOptions(True)
+        if self.parallel:
+            from numba.core.cpu import ParallelOptions
+
+            options["auto_parallel"] = ParallelOptions(True)
         flags = Flags()
         for name, value in options.items():
             setattr(flags, name, value)

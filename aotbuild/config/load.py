@@ -26,10 +26,10 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 #: Attributes of every generated package; graphs may not shadow them.
-RESERVED_NAMES = frozenset({"manifest", "profile", "graphs"})
+RESERVED_NAMES = frozenset({"manifest", "profile", "graphs", "get_num_threads", "set_num_threads"})
 
 _PACKAGE_KEYS = ("name", "version", "target", "out_dir", "uses")
-_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "fastmath", "out", "cast", "grad")
+_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "fastmath", "out", "cast", "grad", "parallel")
 #: Values of a graph's ``cast``.
 CASTS = ("no", "same_kind")
 
@@ -168,6 +168,15 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
             "decorate it with @njit(fastmath=True)",
             "fastmath",
         )
+    parallel = table.get("parallel", False)
+    if not isinstance(parallel, bool):
+        raise where.error(f"expected true or false, got {parallel!r}", "parallel")
+    if parallel and mode != "kernel":
+        raise where.error(
+            'parallel = true runs a kernel\'s numba.prange loops on the package\'s threads: declare '
+            'mode = "kernel" (traced graphs do not run on several threads yet)',
+            "parallel",
+        )
     out = table.get("out", False)
     if not isinstance(out, bool):
         raise where.error(f"expected true or false, got {out!r}", "out")
@@ -191,6 +200,7 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         out=out,
         cast=cast,
         grad=grad,
+        parallel=parallel,
     )
 
 

@@ -86,6 +86,10 @@ class GraphConfig:
     """``no``: an array of another dtype is a TypeError. ``same_kind``: it is converted (as
     NumPy's ``same_kind`` casting allows), except arrays a kernel writes into."""
 
+    parallel: bool = False
+    """Compile the kernel as ``numba.njit(parallel=True)`` would: its ``numba.prange`` loops run
+    on the package's thread pool (``set_num_threads``), numba absent. Kernels only."""
+
     grad: tuple[str, ...] = ()
     """Parameters to differentiate with respect to (float scalars or arrays): the graph returns
     ``(value, d_first, ...)``, the function's float scalar value and its gradient with respect to

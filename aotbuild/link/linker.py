@@ -70,9 +70,10 @@ def _native_object(
 
 
 def _runtime_sources() -> dict[str, bytes]:
-    """numba's runtime (helpers and allocator)."""
+    """numba's runtime (helpers and allocator), and the thread pool parallel code runs on."""
     return {
         "runtime.c": render("native/runtime.c.j2", getters=list(getters())).encode(),
+        "threads.c": render("native/threads.c.j2").encode(),
         "nrt.cpp": (numba_source_dir() / "core" / "runtime" / "nrt.cpp").read_bytes(),
     }
 

@@ -127,7 +127,7 @@ class Toolchain:
                 [str(o) for o in objects],
                 str(output),
                 target_lang="c++",
-                extra_postargs=["-Wl,--gc-sections", "-Wl,--as-needed"],
+                extra_postargs=["-Wl,--gc-sections", "-Wl,--as-needed", "-pthread"],
             )
         except DistutilsLinkError as exc:
             raise LinkError(f"linking {output.name} failed: {exc}") from None

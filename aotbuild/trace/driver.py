@@ -273,7 +273,7 @@ def kernel_graph(
     if isinstance(function, Subgraph):
         function = function.function
     try:
-        unit = analyser.kernel(function, config.signature)
+        unit = analyser.kernel(function, config.signature, parallel=config.parallel)
     except KernelError as exc:
         raise KernelError(f"{where} {exc}") from None
     if config.cast != "no":

@@ -120,10 +120,13 @@ class KernelAnalyser:
             self._infos[key] = function_info(function, self.root)
         return self._infos[key]
 
-    def kernel(self, function: Any, signature: Signature) -> KernelUnit:
-        """The unit for a graph's kernel, checked against its declared result."""
+    def kernel(self, function: Any, signature: Signature, parallel: bool = False) -> KernelUnit:
+        """The unit for a graph's kernel, checked against its declared result; ``parallel``
+        compiles it as ``@njit(parallel=True)`` (its decorator may say so too)."""
         _prepare_numba()
         unit = self._unit(function, signature.args)
+        if parallel and not unit.flags.parallel:
+            unit = replace(unit, flags=replace(unit.flags, parallel=True))
         if not _compatible(signature.result, unit.signature.result):
             raise KernelError(
                 f"kernel `{unit.qualname}` ({unit.origin}) returns {unit.signature.result}, but "

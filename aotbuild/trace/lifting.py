@@ -69,15 +69,11 @@ def python_function(value: Any) -> types.FunctionType | None:
 def _flags_of(value: Any) -> CompileFlags:
     """numba options that change code, from a dispatcher's ``targetoptions``."""
     options = getattr(value, "targetoptions", {}) or {}
-    if options.get("parallel"):
-        raise KernelError(
-            f"`{value.__name__}` uses parallel=True, which needs numba's threading layer at run "
-            "time; aotbuild packages run without numba"
-        )
     return CompileFlags(
         error_model=options.get("error_model") or "python",
         fastmath=bool(options.get("fastmath")),
         boundscheck=bool(options.get("boundscheck")),
+        parallel=bool(options.get("parallel")),
     )
 
 

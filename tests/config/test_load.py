@@ -51,7 +51,7 @@ def test_command_line_overrides(tmp_path: Path) -> None:
         (GOOD + "nogil = 1\n", "[graphs.f] nogil: expected true or false, got 1"),
         (
             GOOD + "sigature = 'x'\n",
-            "[graphs.f] unknown key 'sigature' (expected one of: function, signature, mode, nogil, fastmath, out, cast, grad); did you mean 'signature'?",
+            "[graphs.f] unknown key 'sigature' (expected one of: function, signature, mode, nogil, fastmath, out, cast, grad, parallel); did you mean 'signature'?",
         ),
         (GOOD.replace('name = "demo"', 'name = "demo"\ncolour = "red"'), "[package] unknown key 'colour'"),
         (

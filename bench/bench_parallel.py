@@ -1,0 +1,223 @@
+"""``prange`` kernels on the package's own thread pool, against NumPy and numba's ``parallel=True``.
+
+A project of kernels (``--target host``) is built once: a compute-bound loop (``2 sin x``), a
+memory-bound one (``a x + y``) and a sum of squares, each with ``parallel = true``, and the same
+sum without it. Then, in this one process, each workload on 1e7 float64 values: NumPy, numba's
+``njit(parallel=True)`` of the same functions at 1 and 2 threads (``numba.set_num_threads``), and
+the package at 1 and 2 threads (``set_num_threads``) — interleaved rounds, best of 7, results
+checked first. Last, the cost of a tiny call (10 values) of the parallel sum against the serial
+one, where the pool cannot pay for itself.
+
+    python bench/bench_parallel.py      # writes its section of BENCHMARKS.md
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from common import measured_by, write_section
+
+KERNELS = """
+import numpy as np
+from numba import prange
+
+
+def sines(x, out):
+    for i in prange(x.shape[0]):
+        out[i] = 2.0 * np.sin(x[i])
+
+
+def axpy(a, x, y, out):
+    for i in prange(x.shape[0]):
+        out[i] = a * x[i] + y[i]
+
+
+def sum_squares(x):
+    total = 0.0
+    for i in prange(x.shape[0]):
+        total += x[i] * x[i]
+    return total
+"""
+
+GRAPHS = """
+[package]
+name = "parallel_bench_ext"
+target = "host"
+
+[graphs.sines]
+function = "kernels:sines"
+signature = "none(float64[::1], float64[::1])"
+mode = "kernel"
+parallel = true
+
+[graphs.axpy]
+function = "kernels:axpy"
+signature = "none(float64, float64[::1], float64[::1], float64[::1])"
+mode = "kernel"
+parallel = true
+
+[graphs.sum_squares]
+function = "kernels:sum_squares"
+signature = "float64(float64[::1])"
+mode = "kernel"
+parallel = true
+
+[graphs.sum_squares_serial]
+function = "kernels:sum_squares"
+signature = "float64(float64[::1])"
+mode = "kernel"
+"""
+
+SIZE = 10_000_000
+ROUNDS = 7
+
+
+def build(work: Path) -> None:
+    (work / "kernels.py").write_text(KERNELS)
+    (work / "graphs.toml").write_text(GRAPHS)
+    subprocess.run([sys.executable, "-m", "aotbuild", "compile", str(work / "graphs.toml"), "-q"], check=True)
+    sys.path[:0] = [str(work / "build"), str(work)]
+
+
+def best_of(runs: dict[str, Callable[[], object]], rounds: int = ROUNDS) -> dict[str, float]:
+    """Seconds of each run, best of ``rounds`` interleaved rounds."""
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(rounds):
+        for name, run in runs.items():
+            started = time.perf_counter()
+            run()
+            best[name] = min(best[name], time.perf_counter() - started)
+    return best
+
+
+def workloads() -> dict[str, dict[str, float]]:
+    import kernels
+    import numba
+    import numpy as np
+    import parallel_bench_ext as package
+
+    jit = {
+        name: numba.njit(parallel=True)(getattr(kernels, name)) for name in ("sines", "axpy", "sum_squares")
+    }
+    x = np.random.default_rng(0).random(SIZE)
+    y = np.random.default_rng(1).random(SIZE)
+    out = np.empty(SIZE)
+    cases = {
+        "sines": (lambda: np.multiply(2.0, np.sin(x, out=out), out=out), "sines", (x, out)),
+        "axpy": (lambda: np.add(np.multiply(3.0, x, out=out), y, out=out), "axpy", (3.0, x, y, out)),
+        "sum_squares": (lambda: np.dot(x, x), "sum_squares", (x,)),
+    }
+    for name, (_, graph, args) in cases.items():  # results first
+        expected = jit[graph](*args)
+        first = out.copy() if expected is None else expected
+        package.set_num_threads(2)
+        got = getattr(package, graph)(*args)
+        second = out.copy() if got is None else got
+        assert np.allclose(first, second, rtol=1e-12), name
+    figures = {}
+    for name, (numpy_run, graph, args) in cases.items():
+        compiled = getattr(package, graph)
+
+        def threads(count: int, run: Callable[..., object], args: tuple = args) -> Callable[[], object]:
+            def call() -> object:
+                package.set_num_threads(count)
+                numba.set_num_threads(count)
+                return run(*args)
+
+            return call
+
+        figures[name] = best_of(
+            {
+                "numpy": numpy_run,
+                "numba_1": threads(1, jit[graph]),
+                "numba_2": threads(2, jit[graph]),
+                "aotbuild_1": threads(1, compiled),
+                "aotbuild_2": threads(2, compiled),
+            }
+        )
+    package.set_num_threads(2)
+    tiny = np.random.default_rng(2).random(10)
+    assert package.sum_squares(tiny) == package.sum_squares_serial(tiny)
+    calls = 100_000
+
+    def loop(function: Callable[[object], object]) -> Callable[[], object]:
+        def run() -> None:
+            for _ in range(calls):
+                function(tiny)
+
+        return run
+
+    tiny_best = best_of({"parallel": loop(package.sum_squares), "serial": loop(package.sum_squares_serial)})
+    figures["tiny"] = {name: seconds / calls for name, seconds in tiny_best.items()}
+    return figures
+
+
+def section(figures: dict[str, dict[str, float]]) -> str:
+    rows = []
+    titles = {
+        "sines": "`out[i] = 2 sin(x[i])` (compute-bound)",
+        "axpy": "`out[i] = a x[i] + y[i]` (memory-bound: 24 bytes an element)",
+        "sum_squares": "`total += x[i] * x[i]` (a `prange` reduction)",
+    }
+    for name, title in titles.items():
+        f = figures[name]
+        rows.append(
+            f"| {title} | {f['numpy'] * 1e3:.2f} | {f['numba_1'] * 1e3:.2f} | {f['numba_2'] * 1e3:.2f} | "
+            f"{f['aotbuild_1'] * 1e3:.2f} | **{f['aotbuild_2'] * 1e3:.2f}** | "
+            f"{f['aotbuild_1'] / f['aotbuild_2']:.2f}× | {f['numpy'] / f['aotbuild_2']:.2f}× | "
+            f"{f['numba_2'] / f['aotbuild_2']:.2f}× |"
+        )
+    tiny = figures["tiny"]
+    axpy_bandwidth = 24 * SIZE / figures["axpy"]["aotbuild_1"] / 1e9
+    return "\n".join(
+        [
+            "## Parallel kernels: `prange` on the package's own threads, against NumPy and numba `parallel=True`",
+            "",
+            measured_by("bench_parallel.py"),
+            "",
+            "1e7 float64 values, milliseconds, best of 7 interleaved rounds in one process; numba's "
+            "figures from `njit(parallel=True)` of the same functions with `numba.set_num_threads`.",
+            "",
+            "| kernel | NumPy | numba, 1 thread | numba, 2 threads | aotbuild, 1 thread | aotbuild, 2 threads | aotbuild 1 → 2 threads | NumPy ÷ aotbuild (2) | numba (2) ÷ aotbuild (2) |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            f"A call of the parallel sum on 10 values: {tiny['parallel'] * 1e9:.0f} ns, against "
+            f"{tiny['serial'] * 1e9:.0f} ns for the same kernel without `parallel = true` "
+            f"({tiny['parallel'] / tiny['serial']:.2f}× the time): numba's lowering of a `prange` "
+            "loop always splits it (schedule, the pool's hand-off, the GIL taken and released "
+            "around it), whatever its size.",
+            "",
+            "What more cores would give (a model: only 2 cores here). Compute-bound loops such as "
+            "`sines` scale with cores until the chip's clock drops under load: expect close to "
+            "linear gains to 8-16 cores and 70-90% efficiency beyond. Memory-bound loops stop at "
+            "the memory bandwidth: one thread here streams "
+            f"{axpy_bandwidth:.1f} GB/s through `axpy`; a server socket gives 100-300 GB/s "
+            "(8-12 DDR4/DDR5 channels), which 8-20 such threads saturate — `axpy` and the sum "
+            "should gain 5-15× on 16-64 cores, not 64×, and no more than the bandwidth ratio.",
+        ]
+    )
+
+
+def main() -> None:
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="aotbuild-bench-parallel-") as folder:
+        os.environ.setdefault("AOTBUILD_CACHE_DIR", str(Path(folder) / "cache"))
+        build(Path(folder))
+        figures = workloads()
+    print(json.dumps(figures, indent=1), file=sys.stderr)
+    text = section(figures)
+    print(text)
+    write_section("bench_parallel", text)
+    print(f"bench_parallel.py: {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,271 @@
+"""Kernels with ``numba.prange`` on the package's own thread pool (templates/native/threads.c.j2):
+numba's results at 1, 2 and 3 threads, numba absent, thread counts, fork and concurrent callers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from aotbuild.build import build
+from aotbuild.errors import ConfigError
+from aotbuild.progress import Progress
+
+from .conftest import load_package, write_project
+
+KERNELS = """
+import numpy as np
+from numba import njit, prange
+
+
+def scale(x, out):
+    for i in prange(x.shape[0]):
+        out[i] = np.sin(x[i]) * 2.0 + i
+
+
+@njit(parallel=True)
+def total(x):
+    s = 0.0
+    for i in prange(x.shape[0]):
+        s += x[i] * x[i]
+    return s
+
+
+def grid(a):
+    out = np.empty_like(a)
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j] = a[i, j] * 2.0 + i - j
+    return out
+
+
+@njit(parallel=True)
+def row_total(row):
+    t = 0.0
+    for j in prange(row.shape[0]):
+        t += row[j]
+    return t
+
+
+def nested(a):
+    out = np.empty(a.shape[0])
+    for i in prange(a.shape[0]):
+        out[i] = row_total(a[i])
+    return out
+
+
+def checked(x):
+    s = 0.0
+    for i in prange(x.shape[0]):
+        if x[i] < 0:
+            raise ValueError("a negative value")
+        s += x[i]
+    return s
+"""
+
+GRAPHS = """
+[package]
+name = "parallel_ext"
+
+[graphs.scale]
+function = "kernels:scale"
+signature = "none(float64[:], float64[:])"
+mode = "kernel"
+parallel = true
+
+[graphs.total]
+function = "kernels:total"
+signature = "float64(float64[:])"
+mode = "kernel"
+nogil = true
+
+[graphs.grid]
+function = "kernels:grid"
+signature = "float64[:, :](float64[:, :])"
+mode = "kernel"
+parallel = true
+
+[graphs.nested]
+function = "kernels:nested"
+signature = "float64[:](float64[:, :])"
+mode = "kernel"
+parallel = true
+
+[graphs.checked]
+function = "kernels:checked"
+signature = "float64(float64[:])"
+mode = "kernel"
+parallel = true
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_project(tmp_path_factory.mktemp("parallel"), GRAPHS, {"kernels.py": KERNELS})
+
+
+@pytest.fixture(scope="module")
+def built(project: Path):
+    return build(project, out_dir=str(project.parent / "build"), progress=Progress(quiet=True))
+
+
+@pytest.fixture(scope="module")
+def package(built):
+    return load_package(built)
+
+
+@pytest.fixture(scope="module")
+def reference(project: Path):
+    """The same kernels under ``numba.njit(parallel=True)``."""
+    sys.path.insert(0, str(project.parent))
+    try:
+        import kernels
+    finally:
+        sys.path.remove(str(project.parent))
+    jit = {name: numba.njit(parallel=True)(getattr(kernels, name)) for name in ("scale", "grid", "checked")}
+    jit["nested"] = numba.njit(parallel=True)(kernels.nested)
+    jit["total"] = kernels.total
+    return jit
+
+
+@pytest.fixture
+def threads(package):
+    """Restores the package's thread count after the test."""
+    before = package.get_num_threads()
+    yield package.set_num_threads
+    package.set_num_threads(before)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 1000, 100_003])
+def test_prange_kernels_give_numbas_results(package, reference, threads, count: int, size: int) -> None:
+    threads(count)
+    x = np.linspace(-1.0, 1.0, size)
+    out, expected = np.empty(size), np.empty(size)
+    package.scale(x, out)
+    reference["scale"](x, expected)
+    np.testing.assert_array_equal(out, expected)
+    package.scale(x[::-1], out)  # a strided view
+    reference["scale"](x[::-1], expected)
+    np.testing.assert_array_equal(out, expected)
+    assert package.total(x) == pytest.approx(reference["total"](x), rel=1e-13, abs=1e-300)
+    a = np.arange(size * 3, dtype=np.float64).reshape(size, 3)
+    np.testing.assert_array_equal(package.grid(a), reference["grid"](a))
+    np.testing.assert_array_equal(package.grid(a.T.copy().T), reference["grid"](a))
+    np.testing.assert_allclose(package.nested(a), a.sum(axis=1), rtol=1e-14)
+
+
+def test_one_thread_sums_in_the_serial_order(package, threads) -> None:
+    threads(1)
+    x = np.random.default_rng(5).standard_normal(10_001)
+    serial = 0.0
+    for value in x:
+        serial += value * value
+    assert package.total(x) == serial
+
+
+@pytest.mark.filterwarnings("ignore::numba.NumbaPerformanceWarning")
+def test_exceptions_in_prange_loops_are_numbas(package, reference) -> None:
+    """numba runs a loop that can raise serially; the exception is the serial code's."""
+    x = np.linspace(0.0, 1.0, 1001)
+    assert package.checked(x) == reference["checked"](x)
+    x[700] = -1.0
+    for function in (package.checked, reference["checked"]):
+        with pytest.raises(ValueError, match="a negative value"):
+            function(x)
+
+
+def test_thread_counts(package, threads) -> None:
+    threads(5)
+    assert package.get_num_threads() == 5
+    with pytest.raises(ValueError, match="at least 1"):
+        package.set_num_threads(0)
+    assert package.get_num_threads() == 5
+
+
+def test_python_threads_calling_at_once_get_their_own_results(package, threads) -> None:
+    threads(2)
+    inputs = [np.random.default_rng(seed).random(50_000) for seed in range(8)]
+    expected = [float((x * x).sum()) for x in inputs]
+    results: dict[int, list[float]] = {}
+
+    def work(index: int) -> None:
+        results[index] = [package.total(inputs[index]) for _ in range(20)]
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert not any(worker.is_alive() for worker in workers)
+    for index, values in results.items():
+        assert values == pytest.approx([expected[index]] * 20, rel=1e-12)
+    assert len(results) == 8
+
+
+def _run(built, code: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(built.package_dir.parent), **environment}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_without_numba_and_with_the_environments_thread_count(built) -> None:
+    done = _run(
+        built,
+        """
+        import sys
+        sys.modules["numba"] = None
+        import numpy as np
+        import parallel_ext
+        x = np.linspace(0.0, 1.0, 100_000)
+        out = np.empty_like(x)
+        parallel_ext.scale(x, out)
+        assert np.array_equal(out, np.sin(x) * 2.0 + np.arange(x.size))
+        print(parallel_ext.get_num_threads(), parallel_ext.total(x) == parallel_ext.total(x))
+        """,
+        AOTBUILD_NUM_THREADS="3",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["3", "True"]
+    default = _run(built, "import parallel_ext; print(parallel_ext.get_num_threads())")
+    assert int(default.stdout) == len(os.sched_getaffinity(0))
+
+
+def test_a_forked_child_runs_parallel_kernels(built) -> None:
+    done = _run(
+        built,
+        """
+        import os
+        import numpy as np
+        import parallel_ext
+        parallel_ext.set_num_threads(2)
+        x = np.arange(100_000.0)
+        expected = parallel_ext.total(x)  # the parent's pool is running
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if parallel_ext.total(x) == expected else 1)
+        _, status = os.waitpid(pid, 0)
+        print(os.waitstatus_to_exitcode(status), parallel_ext.total(x) == expected)
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "True"]
+
+
+def test_parallel_is_for_kernels(tmp_path: Path) -> None:
+    toml = '[package]\nname = "p_ext"\n\n[graphs.f]\nfunction = "m:f"\nsignature = "float64(float64[:])"\n'
+    for extra, message in (
+        ("parallel = true\n", 'parallel: parallel = true runs a kernel.* declare mode = "kernel"'),
+        ('mode = "kernel"\nparallel = "yes"\n', "parallel: expected true or false"),
+    ):
+        project = write_project(tmp_path, toml + extra, {"m.py": "def f(x):\n    return x.sum()\n"})
+        with pytest.raises(ConfigError, match=message):
+            build(project, progress=Progress(quiet=True))
