@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -122,3 +123,27 @@ def write_project(folder: Path, graphs_toml: str, modules: dict[str, str]) -> Pa
     path = folder / "graphs.toml"
     path.write_text(graphs_toml)
     return path
+
+
+def cached_caller_runs(folder: Path, package_folder: Path, call: str) -> tuple[str, str]:
+    """``jit_caller.py`` in ``folder`` (a ``numba.njit(cache=True)`` ``caller``) run in two fresh
+    processes printing ``call``'s value: compiled and cached by the first, loaded from numba's
+    cache by the second (checked). Returns the two values printed."""
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(folder / "cache"),
+        "PYTHONPATH": os.pathsep.join([str(package_folder), str(folder)]),
+    }
+    script = (
+        f"import numpy as np\nimport jit_caller\n"
+        f"print({call}, sum(jit_caller.caller.stats.cache_hits.values()))"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=folder)
+        for _ in range(2)
+    ]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    (value, hits), (again, cached) = (run.stdout.split() for run in runs)
+    assert (hits, cached) == ("0", "1")  # compiled, then loaded from numba's cache
+    return value, again

@@ -137,7 +137,7 @@ def test_cache_info_and_clear(capsys, tmp_path: Path, monkeypatch: pytest.Monkey
     code, out, _ = run(["cache", "info"], capsys)
     assert code == 0
     assert f"location  {tmp_path / 'cache'}" in out
-    assert "entries   7" in out  # 2 Ops, the C module and its graph, 2 runtime objects, the .so
+    assert "entries   8" in out  # 2 Ops, the C module and its graph, 3 runtime objects, the .so
     assert "of 2.0 GiB" in out
     entry = next((tmp_path / "cache" / "objects").glob("*/*"))
     entry.write_bytes(entry.read_bytes()[:-1])

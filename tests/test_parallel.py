@@ -1,5 +1,6 @@
-"""Kernels with ``numba.prange`` on the package's own thread pool (templates/native/threads.c.j2):
-numba's results at 1, 2 and 3 threads, numba absent, thread counts, fork and concurrent callers."""
+"""``parallel = true`` on the package's own thread pool (templates/native/threads.c.j2): traced
+graphs' large loops giving their serial results bit for bit at 1, 2 and 3 threads, kernels with
+``numba.prange`` giving numba's, numba absent, thread counts, fork and concurrent callers."""
 
 from __future__ import annotations
 
@@ -61,6 +62,18 @@ def nested(a):
     return out
 
 
+def chain(x, y):
+    return np.exp(-x * x) * np.sin(y) + 2.0 * x
+
+
+def huge(x):
+    return np.sin(x * 1e30) + 1.0
+
+
+def outer(a, b):
+    return (a[:, None] * 2.0 + b[None, :]) * 0.5
+
+
 def checked(x):
     s = 0.0
     for i in prange(x.shape[0]):
@@ -103,6 +116,29 @@ function = "kernels:checked"
 signature = "float64(float64[:])"
 mode = "kernel"
 parallel = true
+
+[graphs.chain]
+function = "kernels:chain"
+signature = "float64[:](float64[:], float64[:])"
+parallel = true
+
+[graphs.chain_serial]
+function = "kernels:chain"
+signature = "float64[:](float64[:], float64[:])"
+
+[graphs.huge]
+function = "kernels:huge"
+signature = "float64[:](float64[:])"
+parallel = true
+
+[graphs.outer]
+function = "kernels:outer"
+signature = "float64[:, :](float64[:], float64[:])"
+parallel = true
+
+[graphs.outer_serial]
+function = "kernels:outer"
+signature = "float64[:, :](float64[:], float64[:])"
 """
 
 
@@ -160,6 +196,26 @@ def test_prange_kernels_give_numbas_results(package, reference, threads, count: 
     np.testing.assert_array_equal(package.grid(a), reference["grid"](a))
     np.testing.assert_array_equal(package.grid(a.T.copy().T), reference["grid"](a))
     np.testing.assert_allclose(package.nested(a), a.sum(axis=1), rtol=1e-14)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("size", [0, 1, 7, 32_767, 32_768, 32_769, 100_003])
+def test_traced_loops_give_their_serial_results(package, threads, count: int, size: int) -> None:
+    """From PARALLEL_SIZE elements up the outermost loop is split among the threads; every
+    element is computed as on one thread, so the bits are the serial graph's (and NumPy's where
+    the steps are plain arithmetic)."""
+    threads(count)
+    rng = np.random.default_rng(size)
+    x, y = rng.standard_normal(size), rng.standard_normal(size)
+    for args in ((x, y), (x[::-1], y), (x, y[::-1])):  # contiguous and strided
+        np.testing.assert_array_equal(package.chain(*args), package.chain_serial(*args))
+    np.testing.assert_allclose(
+        package.chain(x, y), np.exp(-x * x) * np.sin(y) + 2.0 * x, rtol=1e-14, atol=1e-15
+    )
+    np.testing.assert_array_equal(package.huge(x), np.sin(x * 1e30) + 1.0)  # the exact rerun
+    a, b = x[: min(size, 400)], y[: min(size, 200)][::-1]  # up to 80,000 elements, broadcast
+    np.testing.assert_array_equal(package.outer(a, b), package.outer_serial(a, b))
+    np.testing.assert_array_equal(package.outer(a, b), (a[:, None] * 2.0 + b[None, :]) * 0.5)
 
 
 def test_one_thread_sums_in_the_serial_order(package, threads) -> None:
@@ -260,12 +316,10 @@ def test_a_forked_child_runs_parallel_kernels(built) -> None:
     assert done.stdout.split() == ["0", "True"]
 
 
-def test_parallel_is_for_kernels(tmp_path: Path) -> None:
+def test_parallel_is_true_or_false(tmp_path: Path) -> None:
     toml = '[package]\nname = "p_ext"\n\n[graphs.f]\nfunction = "m:f"\nsignature = "float64(float64[:])"\n'
-    for extra, message in (
-        ("parallel = true\n", 'parallel: parallel = true runs a kernel.* declare mode = "kernel"'),
-        ('mode = "kernel"\nparallel = "yes"\n', "parallel: expected true or false"),
-    ):
-        project = write_project(tmp_path, toml + extra, {"m.py": "def f(x):\n    return x.sum()\n"})
-        with pytest.raises(ConfigError, match=message):
-            build(project, progress=Progress(quiet=True))
+    project = write_project(
+        tmp_path, toml + 'parallel = "yes"\n', {"m.py": "def f(x):\n    return x.sum()\n"}
+    )
+    with pytest.raises(ConfigError, match="parallel: expected true or false"):
+        build(project, progress=Progress(quiet=True))

@@ -4,7 +4,6 @@ does; the package finds the exports again when it runs, and says so when it cann
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import scipy.special
 
 from aotbuild.errors import AotBuildError
 
-from .conftest import PROJECTS, load_package, write_project
+from .conftest import PROJECTS, cached_caller_runs, load_package, write_project
 
 sys.path.insert(0, str(PROJECTS / "special"))
 import special_graphs  # noqa: E402
@@ -168,27 +167,11 @@ def test_a_cached_jitted_caller_finds_the_exports_resolved(built, tmp_path) -> N
         "import numba\nimport special_ext\n\n\n@numba.njit(cache=True)\ndef caller(k, mu):\n"
         "    return special_ext.poisson_logp(k, mu)\n"
     )
-    env = {
-        **os.environ,
-        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-        "PYTHONPATH": os.pathsep.join([str(built.package_dir.parent), str(tmp_path)]),
-    }
-    script = (
-        "import numpy as np, jit_caller\n"
-        "print(jit_caller.caller(np.array([0.0, 2.0]), np.array([1.0, 3.0])),"
-        " sum(jit_caller.caller.stats.cache_hits.values()))"
-    )
-    runs = [
-        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path)
-        for _ in range(2)
-    ]
-    for run in runs:
-        assert run.returncode == 0, run.stderr
-    (value, hits), (again, cached) = (run.stdout.split() for run in runs)
+    call = "jit_caller.caller(np.array([0.0, 2.0]), np.array([1.0, 3.0]))"
+    value, again = cached_caller_runs(tmp_path, built.package_dir.parent, call)
     k, rate = np.array([0.0, 2.0]), np.array([1.0, 3.0])
     expected = scipy.special.xlogy(k, rate) - rate - scipy.special.gammaln(k + 1.0)
     assert float(value) == float(again) == pytest.approx(expected.sum(), rel=1e-12)
-    assert (hits, cached) == ("0", "1")
 
 
 def test_a_missing_export_module_is_an_import_error_naming_the_graph(built) -> None:

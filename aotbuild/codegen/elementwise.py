@@ -4,13 +4,13 @@ its Op module: one loop nest over the broadcast shape with the scalar code in it
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..graph import Elementwise, Node
 from ..graph.fused import TAKE, Fused, FusedStep
 from ..types import Array
 from . import vecmath
-from .module import OpModule, template_op
+from .module import OpModule, template_op, with_flags
 from .scalar import Helper, load_expression, scalar_expression
 from .slots import Slot, input_slots
 from .templates import render, tuple_text
@@ -193,7 +193,12 @@ class FusedBody:
 LoopCode = Callable[[list[str], bool], FusedBody]
 
 
-def render_elementwise(node: Node, inplace: Node | None = None) -> OpModule:
+#: Elements from which a parallel graph's loop runs on several threads: below, a loop of simple
+#: arithmetic takes less than the ~2 us of handing it to the pool and back.
+PARALLEL_SIZE = 1 << 15
+
+
+def render_elementwise(node: Node, inplace: Node | None = None, parallel: bool = False) -> OpModule:
     """``inplace``: an input that dies here, to write the result into when its shape allows
     (see :mod:`aotbuild.codegen.buffers`)."""
     op = node.op
@@ -210,7 +215,7 @@ def render_elementwise(node: Node, inplace: Node | None = None) -> OpModule:
         return FusedBody([], scalar.expression, scalar.helpers, scalar.library, scalar.checks)
 
     title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {node.type}"
-    return _loop_module(node, slots, plan, ndim, op.fn, title, op.out_dtype, code, inplace)
+    return _loop_module(node, slots, plan, ndim, op.fn, title, op.out_dtype, code, inplace, parallel=parallel)
 
 
 def _loop_module(
@@ -224,6 +229,7 @@ def _loop_module(
     code: LoopCode,
     inplace: Node | None,
     bounds: list[dict[str, object]] | None = None,
+    parallel: bool = False,
 ) -> OpModule:
     """The module of an elementwise loop: at each index, ``code``'s statements then
     ``out[...] = value``. With ``inplace``, a first loop nest writes into that input when it has
@@ -269,7 +275,7 @@ def _loop_module(
         positions = [k for k, item in enumerate(node.inputs) if item is inplace]
         through_out = f"out[{', '.join(indices)}]"
         context = {"slot": slots[positions[0]].name, "loops": nests(dict.fromkeys(positions, through_out))}
-    return template_op(
+    module = template_op(
         "ops/elementwise.py.j2",
         node,
         slots,
@@ -288,7 +294,11 @@ def _loop_module(
         views=views,
         fused=isinstance(node.op, Fused),
         bounds=bounds or [],
+        parallel=PARALLEL_SIZE if parallel and ndim > 0 else 0,
     )
+    if parallel and ndim > 0:
+        module = with_flags(module, replace(module.flags, parallel=True, prange_only=True))
+    return module
 
 
 def fused_body(
@@ -338,9 +348,9 @@ def fused_body(
     return FusedBody(statements, value, helpers, library, checks)
 
 
-def render_fused(node: Node, inplace: Node | None = None) -> OpModule:
+def render_fused(node: Node, inplace: Node | None = None, parallel: bool = False) -> OpModule:
     """One loop for the whole tree (:func:`fused_body` in its body), the last value stored;
-    ``inplace`` as for :func:`render_elementwise`."""
+    ``inplace`` and ``parallel`` as for :func:`render_elementwise`."""
     op = node.op
     assert isinstance(op, Fused)
     slots, plan, ndim = _loop_inputs(node)
@@ -352,7 +362,9 @@ def render_fused(node: Node, inplace: Node | None = None) -> OpModule:
     title = f"fused {'·'.join(fns)}({', '.join(s.describe() for s in slots)}) -> {node.type}"
     name = "fused_" + "_".join(dict.fromkeys(fns))[:40]
     out_dtype = op.steps[-1].out_dtype
-    return _loop_module(node, slots, plan, ndim, name, title, out_dtype, code, inplace, _bounds(op, slots))
+    return _loop_module(
+        node, slots, plan, ndim, name, title, out_dtype, code, inplace, _bounds(op, slots), parallel
+    )
 
 
 def _bounds(op: Fused, slots: list[Slot]) -> list[dict[str, object]]:

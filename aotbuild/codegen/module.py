@@ -127,7 +127,7 @@ def with_flags(module: OpModule, flags: CompileFlags) -> OpModule:
     return op_module(
         name=name,
         kind=module.kind,
-        title=f"{module.title} [fastmath]" if flags.fastmath else module.title,
+        title=module.title + " [fastmath]" * flags.fastmath + " [parallel]" * flags.parallel,
         text=module.text,
         function=module.function,
         signature=module.signature,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 from ..graph import Argument, Constant, Dim, Elementwise, Graph, Kernel, Node, Reduce, Size
 from ..graph.array_ops import (
@@ -86,19 +87,22 @@ class _Planner:
         self.profile = profile
         self.timers: dict[int, Timer] = {}
         self.modules: dict[str, OpModule] = {}
-        self.by_node: dict[tuple[str, bool, str], OpModule] = {}
+        self.by_node: dict[tuple[str, bool, str, bool], OpModule] = {}
         self.kernels: dict[str, OpModule] = {}  # by kernel unit key
         # By Call key: a subgraph's entry depends on the subgraph, not on the call's inputs.
-        self.subgraphs: dict[tuple[str, bool], OpModule] = {}
+        self.subgraphs: dict[tuple[str, bool, bool], OpModule] = {}
 
     def add(self, module: OpModule) -> OpModule:
         return self.modules.setdefault(module.symbol, module)
 
-    def module_for(self, node: Node, fast: bool = False, inplace: Node | None = None) -> OpModule:
+    def module_for(
+        self, node: Node, fast: bool = False, inplace: Node | None = None, parallel: bool = False
+    ) -> OpModule:
         """The compiled Op computing ``node`` (rendered once per node key), with fast-math for
         the Ops of ``fastmath = true`` graphs (kernels keep their own ``@njit`` options), writing
-        into its input ``inplace`` when it can (see :mod:`aotbuild.codegen.buffers`)."""
-        index = (node.key, fast, inplace.key if inplace is not None else "")
+        into its input ``inplace`` when it can (see :mod:`aotbuild.codegen.buffers`), its large
+        loops on several threads in ``parallel = true`` graphs (elementwise and fused Ops)."""
+        index = (node.key, fast, inplace.key if inplace is not None else "", parallel)
         module = self.by_node.get(index)
         if module is None:
             op = node.op
@@ -107,13 +111,18 @@ class _Planner:
                     self.add(rendered)
                 module = self.kernels[op.unit.key]
             elif isinstance(op, Call):
-                module = self.subgraphs.get((op.key, fast))
+                module = self.subgraphs.get((op.key, fast, parallel))
                 if module is None:
-                    entry = _entry(op.graph, self, kind="subgraph", fast=fast)
-                    module = self.subgraphs[(op.key, fast)] = self.add(entry)
+                    entry = _entry(op.graph, self, kind="subgraph", fast=fast, parallel=parallel)
+                    module = self.subgraphs[(op.key, fast, parallel)] = self.add(entry)
             else:
-                rendered = _RENDERERS[type(op)](node, inplace) if inplace else _RENDERERS[type(op)](node)
-                module = self.add(with_flags(rendered, FASTMATH_FLAGS) if fast else rendered)
+                render = _RENDERERS[type(op)]
+                if parallel and isinstance(op, (Elementwise, Fused)):
+                    render = partial(render, parallel=True)
+                rendered = render(node, inplace) if inplace else render(node)
+                if fast:
+                    rendered = with_flags(rendered, replace(rendered.flags, fastmath=True))
+                module = self.add(rendered)
             self.by_node[index] = module
         return module
 
@@ -143,12 +152,18 @@ _RENDERERS: dict[type, Callable[..., OpModule]] = {
 
 
 def _entry(
-    graph: Graph, planner: _Planner, kind: str = "graph", fast: bool = False, contiguous: bool = False
+    graph: Graph,
+    planner: _Planner,
+    kind: str = "graph",
+    fast: bool = False,
+    contiguous: bool = False,
+    parallel: bool = False,
 ) -> OpModule:
     """The module of a graph (or subgraph, or a graph's ``contiguous`` variant): its function
     calls each Op by declaration."""
     config = graph.config
     fast = fast or config.fastmath
+    parallel = parallel or config.parallel
     taken = set(graph.params)
     names: dict[str, str] = {}
     declarations: dict[str, dict[str, str]] = {}
@@ -198,7 +213,7 @@ def _entry(
                 external.add(symbol)
                 args = [value(i) for i in node.inputs]
             else:
-                module = planner.module_for(node, fast, inplace.get(node.key))
+                module = planner.module_for(node, fast, inplace.get(node.key), parallel)
                 symbol, signature, title = module.symbol, module.signature, module.title
                 args = [value(i) for i in node.inputs if not isinstance(i.op, Constant)]
             if symbol not in declarations:

@@ -51,10 +51,15 @@ class CompileFlags:
     parallel: bool = False
     """numba's ``parallel=True``: ``prange`` loops run on the package runtime's thread pool."""
 
+    prange_only: bool = False
+    """With ``parallel``: only explicit ``prange`` loops run in parallel (traced Ops), none of
+    numba's other transformations (array expressions, ``np.zeros``...)."""
+
     def __repr__(self) -> str:
         """Part of symbols and cache keys: ``parallel`` only when set, so the symbols of
         everything else stay those of builds before it existed."""
         parallel = ", parallel=True" if self.parallel else ""
+        parallel += ", prange_only=True" if self.prange_only else ""
         return (
             f"CompileFlags(error_model={self.error_model!r}, fastmath={self.fastmath!r}, "
             f"boundscheck={self.boundscheck!r}{parallel})"
@@ -79,7 +84,11 @@ class CompileFlags:
         if self.parallel:
             from numba.core.cpu import ParallelOptions
 
-            options["auto_parallel"] = ParallelOptions(True)
+            if self.prange_only:
+                kinds = ("comprehension", "reduction", "inplace_binop", "setitem", "numpy", "stencil")
+                options["auto_parallel"] = ParallelOptions({**dict.fromkeys(kinds, False), "prange": True})
+            else:
+                options["auto_parallel"] = ParallelOptions(True)
         flags = Flags()
         for name, value in options.items():
             setattr(flags, name, value)

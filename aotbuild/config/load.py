@@ -171,12 +171,6 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     parallel = table.get("parallel", False)
     if not isinstance(parallel, bool):
         raise where.error(f"expected true or false, got {parallel!r}", "parallel")
-    if parallel and mode != "kernel":
-        raise where.error(
-            'parallel = true runs a kernel\'s numba.prange loops on the package\'s threads: declare '
-            'mode = "kernel" (traced graphs do not run on several threads yet)',
-            "parallel",
-        )
     out = table.get("out", False)
     if not isinstance(out, bool):
         raise where.error(f"expected true or false, got {out!r}", "out")

@@ -87,8 +87,10 @@ class GraphConfig:
     NumPy's ``same_kind`` casting allows), except arrays a kernel writes into."""
 
     parallel: bool = False
-    """Compile the kernel as ``numba.njit(parallel=True)`` would: its ``numba.prange`` loops run
-    on the package's thread pool (``set_num_threads``), numba absent. Kernels only."""
+    """Run on the package's thread pool (``set_num_threads``), numba absent: a traced graph's
+    elementwise and fused loops of ``PARALLEL_SIZE`` elements or more (the same results for any
+    number of threads); a kernel as ``numba.njit(parallel=True)`` compiles it (its ``prange``
+    loops)."""
 
     grad: tuple[str, ...] = ()
     """Parameters to differentiate with respect to (float scalars or arrays): the graph returns
