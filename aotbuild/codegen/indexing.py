@@ -103,14 +103,10 @@ def render_set_index(node: Node, inplace: Node | None = None) -> OpModule:
     if 0 < value.ndim <= view_ndim:
         # an array value: copied by a loop nest, with NumPy's broadcasting of the value (numba's
         # array assignment compiles its broadcasting machinery: 3-5 s in each compile worker)
-        offset = view_ndim - value.ndim
         loop_vars = [f"r{d}" for d in range(view_ndim)]
-        steps = [
-            {"name": f"v{e}", "length": f"{value.name}.shape[{e}]", "extent": f"view.shape[{offset + e}]"}
-            for e in range(value.ndim)
-        ]
-        read = ", ".join(f"{loop_vars[offset + e]} * v{e}" for e in range(value.ndim))
-        loops, _ = _loop_nest(loop_vars, [f"view.shape[{d}]" for d in range(view_ndim)], [], None)
+        extents = [f"view.shape[{d}]" for d in range(view_ndim)]
+        steps, read = _broadcast_value(value, loop_vars, extents)
+        loops, _ = _loop_nest(loop_vars, extents, [], None)
         copy = {"steps": steps, "loops": loops, "target": ", ".join(loop_vars), "read": read}
     return _update_op(
         "ops/setindex.py.j2",
@@ -124,6 +120,22 @@ def render_set_index(node: Node, inplace: Node | None = None) -> OpModule:
         value=value.name,
         copy=copy,
     )
+
+
+def _broadcast_value(
+    value: Slot, loop_vars: list[str], extents: list[str]
+) -> tuple[list[dict[str, str]], str]:
+    """An array value broadcast into a region (NumPy's rule: its axes are the region's last),
+    read by the region's loop variables: the steps (0 along an axis of length 1, checked against
+    the region's ``extents``) and the index the value is read at."""
+    offset = len(loop_vars) - value.ndim
+    if offset < 0:
+        raise AssertionError("the tracer checks the value fits the indexed region")
+    steps = [
+        {"name": f"v{e}", "length": f"{value.name}.shape[{e}]", "extent": extents[offset + e]}
+        for e in range(value.ndim)
+    ]
+    return steps, ", ".join(f"{loop_vars[offset + e]} * v{e}" for e in range(value.ndim))
 
 
 def _checked_index(
@@ -239,19 +251,11 @@ def render_set_gather(node: Node, inplace: Node | None = None) -> OpModule:
     )
     loop_vars = [f"r{i}" for i in range(len(region))]
     extents = [f"m{i}" for i in range(len(region))]
-    value_steps = []
+    value_steps: list[dict[str, str]] = []
     value_code = value.name
     if value.ndim:
-        offset = len(region) - value.ndim
-        if offset < 0:
-            raise AssertionError("the tracer checks the value fits the indexed region")
-        value_steps = [
-            {"name": f"v{e}", "length": f"{value.name}.shape[{e}]", "extent": extents[offset + e]}
-            for e in range(value.ndim)
-        ]
-        value_code = (
-            f"{value.name}[{', '.join(f'{loop_vars[offset + e]} * v{e}' for e in range(value.ndim))}]"
-        )
+        value_steps, read = _broadcast_value(value, loop_vars, extents)
+        value_code = f"{value.name}[{read}]"
     index_vars = loop_vars[op.axis : op.axis + index.ndim]
     picks = [
         _checked_index(
