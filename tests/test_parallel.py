@@ -74,6 +74,14 @@ def outer(a, b):
     return (a[:, None] * 2.0 + b[None, :]) * 0.5
 
 
+def sums(x, m, z):
+    return np.sum(x), np.sum(x * x + 1.0), m.sum(), np.mean(m), np.sum(z)
+
+
+def sums32(x):
+    return np.sum(x)
+
+
 def checked(x):
     s = 0.0
     for i in prange(x.shape[0]):
@@ -134,6 +142,20 @@ parallel = true
 [graphs.outer]
 function = "kernels:outer"
 signature = "float64[:, :](float64[:], float64[:])"
+parallel = true
+
+[graphs.sums]
+function = "kernels:sums"
+signature = "Tuple(float64, float64, float64, float64, complex128)(float64[:], float64[:, :], complex128[:])"
+parallel = true
+
+[graphs.sums_serial]
+function = "kernels:sums"
+signature = "Tuple(float64, float64, float64, float64, complex128)(float64[:], float64[:, :], complex128[:])"
+
+[graphs.sums32]
+function = "kernels:sums32"
+signature = "float32(float32[:])"
 parallel = true
 
 [graphs.outer_serial]
@@ -216,6 +238,26 @@ def test_traced_loops_give_their_serial_results(package, threads, count: int, si
     a, b = x[: min(size, 400)], y[: min(size, 200)][::-1]  # up to 80,000 elements, broadcast
     np.testing.assert_array_equal(package.outer(a, b), package.outer_serial(a, b))
     np.testing.assert_array_equal(package.outer(a, b), (a[:, None] * 2.0 + b[None, :]) * 0.5)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("size", [1, 100, 32_767, 32_768, 32_769, 250_007])
+def test_parallel_sums_are_numpys_pairwise_sums(package, threads, count: int, size: int) -> None:
+    """A float sum of 32768 values or more is split along NumPy's pairwise recursion, nodes
+    summed on the threads and added as the recursion adds them: NumPy's bits, for any number
+    of threads (and the serial graph's for strided inputs)."""
+    threads(count)
+    rng = np.random.default_rng(size)
+    x = rng.standard_normal(size)
+    m = rng.standard_normal((3, size // 3 + 1))
+    z = x + 1j * x[::-1]
+    expected = (np.sum(x), np.sum(x * x + 1.0), m.sum(), np.mean(m), np.sum(z))
+    assert package.sums(x, m, z) == expected
+    strided = (x[::-1], m[:, ::2], z[::2])
+    assert package.sums(*strided) == package.sums_serial(*strided)
+    x32 = x.astype(np.float32)
+    assert package.sums32(x32) == np.sum(x32)
+    assert package.sums32(x32[::3]) == np.sum(x32[::3].copy())
 
 
 def test_one_thread_sums_in_the_serial_order(package, threads) -> None:

@@ -101,7 +101,7 @@ class _Planner:
         """The compiled Op computing ``node`` (rendered once per node key), with fast-math for
         the Ops of ``fastmath = true`` graphs (kernels keep their own ``@njit`` options), writing
         into its input ``inplace`` when it can (see :mod:`aotbuild.codegen.buffers`), its large
-        loops on several threads in ``parallel = true`` graphs (elementwise and fused Ops)."""
+        loops on several threads in ``parallel = true`` graphs (elementwise, fused, float sums)."""
         index = (node.key, fast, inplace.key if inplace is not None else "", parallel)
         module = self.by_node.get(index)
         if module is None:
@@ -117,7 +117,7 @@ class _Planner:
                     module = self.subgraphs[(op.key, fast, parallel)] = self.add(entry)
             else:
                 render = _RENDERERS[type(op)]
-                if parallel and isinstance(op, (Elementwise, Fused)):
+                if parallel and isinstance(op, (Elementwise, Fused, Reduce, FusedReduce)):
                     render = partial(render, parallel=True)
                 rendered = render(node, inplace) if inplace else render(node)
                 if fast:

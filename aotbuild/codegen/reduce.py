@@ -17,15 +17,15 @@ same C order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..graph import Node, Reduce
 from ..graph.fused import FusedReduce
 from ..types import Array
-from .elementwise import broadcast, fused_body, helper_sources
-from .module import OpModule, template_op
+from .elementwise import PARALLEL_SIZE, broadcast, fused_body, helper_sources
+from .module import OpModule, template_op, with_flags
 from .scalar import Helper
 from .slots import input_slots
 
@@ -131,14 +131,30 @@ def _run_axes(axes: tuple[int, ...], ndim: int) -> list[int]:
     return run
 
 
-def render_reduce(node: Node) -> OpModule:
+def _parallel(context: dict[str, object], parallel: bool) -> dict[str, object]:
+    """``parallel``'s value for the template: PARALLEL_SIZE where the reduction is one pairwise
+    run (a float sum or mean of everything, or of trailing axes kept as length 1), whose nodes
+    the threads sum — the same bits as on one thread; 0 (serial) for the rest."""
+    one_run = context["pairwise"] and context["structure"] == "rows" and not context["kept"]
+    return {"parallel": PARALLEL_SIZE if parallel and one_run and not context["outer_reduced"] else 0}
+
+
+def _with_parallel(module: OpModule, context: dict[str, object]) -> OpModule:
+    if not context["parallel"]:
+        return module
+    return with_flags(module, replace(module.flags, parallel=True, prange_only=True))
+
+
+def render_reduce(node: Node, parallel: bool = False) -> OpModule:
     op = node.op
     assert isinstance(op, Reduce)
     slots = input_slots(node)
     (slot,) = slots
     assert isinstance(slot.type, Array) and not slot.is_constant
     title = f"{op.kind}({slot.type}, axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
-    return template_op(
+    context = _context(op, slot.ndim, Reading([], [], ""))
+    context.update(_parallel(context, parallel))
+    module = template_op(
         "ops/reduce.py.j2",
         node,
         slots,
@@ -146,10 +162,11 @@ def render_reduce(node: Node) -> OpModule:
         title=title,
         elements=[],
         helpers=[],
-        **_context(op, slot.ndim, Reading([], [], "")),
+        **context,
         # A run of the input's own dtype is summed where it lies; another is converted first.
         in_place_runs=slot.dtype == op.out_dtype,
     )
+    return _with_parallel(module, context)
 
 
 def _element(
@@ -165,7 +182,7 @@ def _element(
     )
 
 
-def render_fused_reduce(node: Node) -> OpModule:
+def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
     """The reduction reads ``element(inputs..., steps..., i0, i1, ...)``: the fused value at that
     index (:func:`~aotbuild.codegen.elementwise.fused_body`), computed as it is read; where no
     input is broadcast, ``element_direct(inputs..., i0, i1, ...)`` reads them without steps."""
@@ -224,7 +241,9 @@ def render_fused_reduce(node: Node) -> OpModule:
         f"{op.kind}(fused {fns}({', '.join(s.describe() for s in slots)}), "
         f"axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
     )
-    return template_op(
+    context = _context(op, ndim, reading, rows, row_args)
+    context.update(_parallel(context, parallel))
+    module = template_op(
         "ops/reduce.py.j2",
         node,
         slots,
@@ -237,8 +256,9 @@ def render_fused_reduce(node: Node) -> OpModule:
         steps=plan.steps,
         row_call=row_call,
         row_call_args=row_call_args,
-        **_context(op, ndim, reading, rows, row_args),
+        **context,
     )
+    return _with_parallel(module, context)
 
 
 def _row_call(
