@@ -121,6 +121,9 @@ def workloads() -> dict[str, dict[str, float]]:
         got = getattr(package, graph)(*args)
         second = out.copy() if got is None else got
         assert np.allclose(first, second, rtol=1e-12), name
+    for count in (1, 2):
+        package.set_num_threads(count)
+        assert package.traced_sum(x) == np.sum(x)  # NumPy's bits
     figures = {}
     for name, (numpy_run, graph, args) in cases.items():
         compiled = getattr(package, graph)

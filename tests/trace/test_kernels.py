@@ -205,12 +205,21 @@ def test_dicts_defaults_and_recursion_are_lifted(module) -> None:
             r"\(kernel_source_\d+.py:\d+\) uses a generator expression",
         ),
         ("returns_list", "float64(float64[:])", r"returns list\(float64\)"),
-        ("parallel", "float64(float64[:])", r"parallel=True"),
     ],
 )
 def test_refusals(module, function: str, signature: str, message: str) -> None:
     with pytest.raises(KernelError, match=message):
         analyse(module, function, signature)
+
+
+def test_parallel_kernels_are_compiled_parallel(module) -> None:
+    """@njit(parallel=True) is honoured (the package's own threads run it, tests/test_parallel.py);
+    parallel = true on a graph asks the same of a kernel without the decorator."""
+    assert analyse(module, "parallel", "float64(float64[:])").flags.parallel
+    assert not analyse(module, "kernel", "float64(float64[:], int64)").flags.parallel
+    loaded, root = module
+    signature = parse_signature("float64(float64[:], int64)")
+    assert KernelAnalyser(root).kernel(loaded.kernel, signature, parallel=True).flags.parallel
 
 
 def test_modules_installed_in_any_site_packages_on_the_path_are_libraries(tmp_path, monkeypatch) -> None:
