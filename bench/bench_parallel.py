@@ -1,12 +1,14 @@
-"""``prange`` kernels on the package's own thread pool, against NumPy and numba's ``parallel=True``.
+"""``parallel = true`` on the package's own thread pool, against NumPy and numba's ``parallel=True``.
 
-A project of kernels (``--target host``) is built once: a compute-bound loop (``2 sin x``), a
-memory-bound one (``a x + y``) and a sum of squares, each with ``parallel = true``, and the same
-sum without it. Then, in this one process, each workload on 1e7 float64 values: NumPy, numba's
-``njit(parallel=True)`` of the same functions at 1 and 2 threads (``numba.set_num_threads``), and
-the package at 1 and 2 threads (``set_num_threads``) — interleaved rounds, best of 7, results
-checked first. Last, the cost of a tiny call (10 values) of the parallel sum against the serial
-one, where the pool cannot pay for itself.
+A project (``--target host``) is built once: kernels with ``prange`` — a compute-bound loop
+(``2 sin x``), a memory-bound one (``a x + y``) and a sum of squares — and traced graphs — a
+fused chain with vector math (``exp(-x²) sin y + 2x``), ``3 x + y`` and ``np.sum(x)`` — each
+with ``parallel = true``, and twins without it. Then, in this one process, each workload on 1e7
+float64 values: NumPy, numba's ``njit(parallel=True)`` of the same functions at 1 and 2 threads
+(``numba.set_num_threads``), and the package at 1 and 2 threads (``set_num_threads``) —
+interleaved rounds, best of 7, results checked first. Last, the cost of a tiny call (10 values)
+with ``parallel = true`` against the twin without it: a traced graph's loop that small stays on
+the calling thread, a ``prange`` loop is always split (numba's lowering).
 
     python bench/bench_parallel.py      # writes its section of BENCHMARKS.md
 """
@@ -44,6 +46,18 @@ def sum_squares(x):
     for i in prange(x.shape[0]):
         total += x[i] * x[i]
     return total
+
+
+def chain(x, y):
+    return np.exp(-x * x) * np.sin(y) + 2.0 * x
+
+
+def traced_axpy(x, y):
+    return 3.0 * x + y
+
+
+def traced_sum(x):
+    return np.sum(x)
 """
 
 GRAPHS = """
@@ -73,6 +87,25 @@ parallel = true
 function = "kernels:sum_squares"
 signature = "float64(float64[::1])"
 mode = "kernel"
+
+[graphs.chain]
+function = "kernels:chain"
+signature = "float64[::1](float64[::1], float64[::1])"
+parallel = true
+
+[graphs.chain_serial]
+function = "kernels:chain"
+signature = "float64[::1](float64[::1], float64[::1])"
+
+[graphs.traced_axpy]
+function = "kernels:traced_axpy"
+signature = "float64[::1](float64[::1], float64[::1])"
+parallel = true
+
+[graphs.traced_sum]
+function = "kernels:traced_sum"
+signature = "float64(float64[::1])"
+parallel = true
 """
 
 SIZE = 10_000_000
@@ -103,9 +136,8 @@ def workloads() -> dict[str, dict[str, float]]:
     import numpy as np
     import parallel_bench_ext as package
 
-    jit = {
-        name: numba.njit(parallel=True)(getattr(kernels, name)) for name in ("sines", "axpy", "sum_squares")
-    }
+    names = ("sines", "axpy", "sum_squares", "chain", "traced_axpy", "traced_sum")
+    jit = {name: numba.njit(parallel=True)(getattr(kernels, name)) for name in names}
     x = np.random.default_rng(0).random(SIZE)
     y = np.random.default_rng(1).random(SIZE)
     out = np.empty(SIZE)
@@ -113,6 +145,9 @@ def workloads() -> dict[str, dict[str, float]]:
         "sines": (lambda: np.multiply(2.0, np.sin(x, out=out), out=out), "sines", (x, out)),
         "axpy": (lambda: np.add(np.multiply(3.0, x, out=out), y, out=out), "axpy", (3.0, x, y, out)),
         "sum_squares": (lambda: np.dot(x, x), "sum_squares", (x,)),
+        "chain": (lambda: kernels.chain(x, y), "chain", (x, y)),
+        "traced_axpy": (lambda: kernels.traced_axpy(x, y), "traced_axpy", (x, y)),
+        "traced_sum": (lambda: np.sum(x), "traced_sum", (x,)),
     }
     for name, (_, graph, args) in cases.items():  # results first
         expected = jit[graph](*args)
@@ -159,15 +194,30 @@ def workloads() -> dict[str, dict[str, float]]:
 
     tiny_best = best_of({"parallel": loop(package.sum_squares), "serial": loop(package.sum_squares_serial)})
     figures["tiny"] = {name: seconds / calls for name, seconds in tiny_best.items()}
+    tiny_y = np.random.default_rng(3).random(10)
+    assert np.array_equal(package.chain(tiny, tiny_y), package.chain_serial(tiny, tiny_y))
+
+    def pair_loop(function: Callable[[object, object], object]) -> Callable[[], object]:
+        def run() -> None:
+            for _ in range(calls):
+                function(tiny, tiny_y)
+
+        return run
+
+    traced_best = best_of({"parallel": pair_loop(package.chain), "serial": pair_loop(package.chain_serial)})
+    figures["tiny_traced"] = {name: seconds / calls for name, seconds in traced_best.items()}
     return figures
 
 
 def section(figures: dict[str, dict[str, float]]) -> str:
     rows = []
     titles = {
-        "sines": "`out[i] = 2 sin(x[i])` (compute-bound)",
-        "axpy": "`out[i] = a x[i] + y[i]` (memory-bound: 24 bytes an element)",
-        "sum_squares": "`total += x[i] * x[i]` (a `prange` reduction)",
+        "sines": "kernel: `out[i] = 2 sin(x[i])` in `prange` (compute-bound)",
+        "axpy": "kernel: `out[i] = a x[i] + y[i]` in `prange` (memory-bound: 24 bytes an element)",
+        "sum_squares": "kernel: `total += x[i] * x[i]` in `prange` (a reduction)",
+        "chain": "traced: `np.exp(-x * x) * np.sin(y) + 2.0 * x` (one fused loop, vector math)",
+        "traced_axpy": "traced: `3.0 * x + y` (memory-bound; the result allocated, as NumPy's)",
+        "traced_sum": "traced: `np.sum(x)` (NumPy's pairwise sum, to the bit, at any thread count)",
     }
     for name, title in titles.items():
         f = figures[name]
@@ -177,11 +227,11 @@ def section(figures: dict[str, dict[str, float]]) -> str:
             f"{f['aotbuild_1'] / f['aotbuild_2']:.2f}× | {f['numpy'] / f['aotbuild_2']:.2f}× | "
             f"{f['numba_2'] / f['aotbuild_2']:.2f}× |"
         )
-    tiny = figures["tiny"]
+    tiny, tiny_traced = figures["tiny"], figures["tiny_traced"]
     axpy_bandwidth = 24 * SIZE / figures["axpy"]["aotbuild_1"] / 1e9
     return "\n".join(
         [
-            "## Parallel kernels: `prange` on the package's own threads, against NumPy and numba `parallel=True`",
+            "## `parallel = true`: the package's own threads, against NumPy and numba `parallel=True`",
             "",
             measured_by("bench_parallel.py"),
             "",
@@ -196,7 +246,11 @@ def section(figures: dict[str, dict[str, float]]) -> str:
             f"{tiny['serial'] * 1e9:.0f} ns for the same kernel without `parallel = true` "
             f"({tiny['parallel'] / tiny['serial']:.2f}× the time): numba's lowering of a `prange` "
             "loop always splits it (schedule, the pool's hand-off, the GIL taken and released "
-            "around it), whatever its size.",
+            "around it), whatever its size. The traced chain on 10 values: "
+            f"{tiny_traced['parallel'] * 1e9:.0f} ns with `parallel = true`, "
+            f"{tiny_traced['serial'] * 1e9:.0f} ns without "
+            f"({tiny_traced['parallel'] / tiny_traced['serial']:.3f}× the time): below "
+            "32768 elements its loop stays on the calling thread.",
             "",
             "What more cores would give (a model: only 2 cores here). Compute-bound loops such as "
             "`sines` scale with cores until the chip's clock drops under load: expect close to "
