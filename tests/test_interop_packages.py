@@ -146,7 +146,9 @@ def built(tmp_path_factory: pytest.TempPathFactory):
     library_toml = write_project(root / "library", LIBRARY_TOML, {"library.py": LIBRARY})
     library = _build(library_toml, root / "library-build")
     changed_toml = write_project(
-        root / "changed", LIBRARY_TOML, {"library.py": LIBRARY.replace("x - x.mean()", "x - np.sum(x) / x.size")}
+        root / "changed",
+        LIBRARY_TOML,
+        {"library.py": LIBRARY.replace("x - x.mean()", "x - np.sum(x) / x.size")},
     )
     changed = _build(changed_toml, root / "changed-build")
     sys.path[:0] = [str(root / "library-build"), str(root / "library")]
@@ -272,6 +274,31 @@ def test_wrong_arguments_and_unknown_packages_fail_the_build(built, tmp_path: Pa
     finally:
         sys.path.remove(str(root / "library-build"))
     assert not (tmp_path / "out" / "wrong_ext").exists()
+
+
+def test_a_project_function_of_the_same_name_is_the_projects(built, tmp_path: Path) -> None:
+    """Only the function the used graph was built from is routed: a module of the project with
+    the same name and function (`library.center`, here tripling) is the project's own."""
+    root = built[0]
+    modules = {
+        "library.py": "def center(x):\n    return x * 3.0\n",
+        "mine.py": "import library\n\n\ndef f(x):\n    return library.center(x)\n",
+    }
+    toml = '[package]\nname = "mine_ext"\nuses = ["library_ext"]\n\n[graphs.f]\nfunction = "mine:f"\nsignature = "float64[:](float64[:])"\n'
+    sys.path[:0] = [str(root / "library-build"), str(root / "library")]
+    imported = sys.modules.pop("library", None)  # as in a new process: `library` is the project's
+    try:
+        result = _build(write_project(tmp_path / "mine", toml, modules), tmp_path / "out")
+    finally:
+        sys.path.remove(str(root / "library-build"))
+        sys.path.remove(str(root / "library"))
+        if imported is not None:
+            sys.modules["library"] = imported
+    mine_ext = load_package(result)
+    np.testing.assert_array_equal(mine_ext.f(np.arange(3.0)), [0.0, 3.0, 6.0])
+    assert (
+        json.loads((result.package_dir / "manifest.json").read_text())["uses"]["library_ext"]["graphs"] == {}
+    )
 
 
 def test_wheels_must_require_the_used_package() -> None:

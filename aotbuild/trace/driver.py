@@ -300,7 +300,7 @@ def trace_project(project: ProjectConfig, used: tuple[UsedPackage, ...] = ()) ->
     packages ``[package] uses`` (see :mod:`aotbuild.trace.used`)."""
     graphs = []
     analyser = KernelAnalyser(project.root)
-    with subgraph_session(), routing(used):
+    with subgraph_session(), routing(used, project.root):
         for config in project.graphs:
             function = import_function(config, project)
             params = parameter_names(config, function, project)

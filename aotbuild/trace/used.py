@@ -22,6 +22,7 @@ import sys
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..config import ProjectConfig, display_path
@@ -155,46 +156,60 @@ def is_used_package(value: Any) -> bool:
 
 
 @contextlib.contextmanager
-def routing(packages: tuple[UsedPackage, ...]) -> Iterator[None]:
+def routing(packages: tuple[UsedPackage, ...], root: Path) -> Iterator[None]:
     """Route the used graphs' callables (and Python functions) for the block (see the module
-    docstring); everything is put back after it."""
+    docstring); everything is put back after it. ``root``: the project's folder, whose modules
+    are never the used graphs' sources (nor imported here: they import once routes are set)."""
     replaced: list[tuple[Any, str, Any]] = []
     known: list[Any] = []  # kept alive while their ids are keys
+
+    def route(owner: Any, attribute: str, graph: UsedGraph) -> None:
+        original = getattr(owner, attribute)
+        routed = _route(original, graph)
+        setattr(owner, attribute, routed)
+        replaced.append((owner, attribute, original))
+        known.extend((original, routed))
+        _routes[id(original)] = _routes[id(routed)] = graph
+
     try:
         for package in packages:
             for graph in package.graphs:
-                targets = [(package.module, graph.name)]
-                function = _python_function(package.module.__graphs__[graph.name]["function"])
-                if function is not None:
-                    targets.append(function)
-                for owner, attribute in targets:
-                    original = getattr(owner, attribute)
-                    route = _route(original, graph)
-                    setattr(owner, attribute, route)
-                    replaced.append((owner, attribute, original))
-                    known += [original, route]
-                    _routes[id(original)] = _routes[id(route)] = graph
+                route(package.module, graph.name, graph)
+        for package in packages:  # then the sources, which may import the packages
+            for graph in package.graphs:
+                record = package.module.__graphs__[graph.name]
+                found = _python_function(record["function"], record["source"], root)
+                if found is not None:
+                    route(*found, graph)
         yield
     finally:
         for owner, attribute, original in reversed(replaced):
             setattr(owner, attribute, original)
         _routes.clear()
-        del known
+        known.clear()
 
 
-def _python_function(function: str) -> tuple[Any, str] | None:
-    """(module, name) of a used graph's Python function (``stats:center``), if this build can
-    import its module; nothing is imported that is not there to import."""
+def _python_function(function: str, source: str, root: Path) -> tuple[Any, str] | None:
+    """(module, name) of a used graph's Python function (``stats:center``) where this build can
+    import its module from outside the project and it is the function the graph was built from
+    (its file and line are those the package records); nothing is imported that is not there."""
     module_name, _, qualname = function.partition(":")
-    if "." in qualname:
+    file, _, line = source.rpartition(":")
+    if "." in qualname or not file:
         return None
     try:
-        if module_name not in sys.modules and importlib.util.find_spec(module_name) is None:
+        spec = sys.modules[module_name].__spec__ if module_name in sys.modules else None
+        spec = spec or importlib.util.find_spec(module_name)
+        if spec is None or spec.origin is None or Path(spec.origin).resolve().is_relative_to(root.resolve()):
             return None
         module = importlib.import_module(module_name)
     except Exception:  # noqa: BLE001 - a module we cannot import is one the project cannot call
         return None
-    if not isinstance(getattr(module, qualname, None), types.FunctionType):
+    candidate = getattr(module, qualname, None)
+    if not isinstance(candidate, types.FunctionType):
+        return None
+    code = candidate.__code__
+    if str(code.co_firstlineno) != line or not Path(code.co_filename).as_posix().endswith(file):
         return None
     return module, qualname
 
