@@ -82,6 +82,17 @@ def sums32(x):
     return np.sum(x)
 
 
+def axis_sums(m, c):
+    return (
+        m.sum(axis=1),
+        np.mean(m * m, axis=-1),
+        m.max(axis=1),
+        c.sum(axis=(1, 2)),
+        np.sum(m, axis=1, keepdims=True),
+        np.prod(m > 0.5, axis=1),
+    )
+
+
 def checked(x):
     s = 0.0
     for i in prange(x.shape[0]):
@@ -157,6 +168,15 @@ signature = "Tuple(float64, float64, float64, float64, complex128)(float64[:], f
 function = "kernels:sums32"
 signature = "float32(float32[:])"
 parallel = true
+
+[graphs.axis_sums]
+function = "kernels:axis_sums"
+signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], int64[:])(float64[:, :], float64[:, :, :])"
+parallel = true
+
+[graphs.axis_sums_serial]
+function = "kernels:axis_sums"
+signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], int64[:])(float64[:, :], float64[:, :, :])"
 
 [graphs.outer_serial]
 function = "kernels:outer"
@@ -258,6 +278,31 @@ def test_parallel_sums_are_numpys_pairwise_sums(package, threads, count: int, si
     x32 = x.astype(np.float32)
     assert package.sums32(x32) == np.sum(x32)
     assert package.sums32(x32[::3]) == np.sum(x32[::3].copy())
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("shape", [(1, 5), (3, 7), (100, 327), (330, 100), (7, 50_000), (50_000, 3)])
+def test_reductions_along_trailing_axes_split_the_rows(package, threads, count: int, shape) -> None:
+    """With trailing axes reduced and others kept, the rows are split among the threads, each
+    result computed as on one thread: NumPy's bits for contiguous inputs, the serial graph's
+    for strided ones."""
+    threads(count)
+    rng = np.random.default_rng(shape[0])
+    m = rng.standard_normal(shape)
+    c = rng.standard_normal((*shape, 3))
+    expected = (
+        m.sum(axis=1),
+        np.mean(m * m, axis=-1),
+        m.max(axis=1),
+        c.sum(axis=(1, 2)),
+        np.sum(m, axis=1, keepdims=True),
+        np.prod(m > 0.5, axis=1),
+    )
+    for got, want in zip(package.axis_sums(m, c), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    strided = (m[::-1, ::2], c[:, ::-1])
+    for got, want in zip(package.axis_sums(*strided), package.axis_sums_serial(*strided), strict=True):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_one_thread_sums_in_the_serial_order(package, threads) -> None:

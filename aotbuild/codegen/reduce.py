@@ -132,11 +132,19 @@ def _run_axes(axes: tuple[int, ...], ndim: int) -> list[int]:
 
 
 def _parallel(context: dict[str, object], parallel: bool) -> dict[str, object]:
-    """``parallel``'s value for the template: PARALLEL_SIZE where the reduction is one pairwise
-    run (a float sum or mean of everything, or of trailing axes kept as length 1), whose nodes
-    the threads sum — the same bits as on one thread; 0 (serial) for the rest."""
-    one_run = context["pairwise"] and context["structure"] == "rows" and not context["kept"]
-    return {"parallel": PARALLEL_SIZE if parallel and one_run and not context["outer_reduced"] else 0}
+    """What the template needs to run a reduction on the threads, with the same bits as on one:
+    where trailing axes are reduced and others kept, the rows (``parallel_rows``: each result
+    computed as on one thread); a float sum or mean of one run (all axes, or trailing ones kept
+    as length 1), the nodes of its pairwise recursion (``parallel_run``). ``parallel``:
+    PARALLEL_SIZE when either applies, else 0 (serial: NumPy's column order has no such split)."""
+    rows = parallel and context["structure"] == "rows"
+    parallel_rows = bool(rows and context["kept"])
+    parallel_run = bool(rows and context["pairwise"] and not context["kept"] and not context["outer_reduced"])
+    return {
+        "parallel": PARALLEL_SIZE if parallel_rows or parallel_run else 0,
+        "parallel_rows": parallel_rows,
+        "parallel_run": parallel_run,
+    }
 
 
 def _with_parallel(module: OpModule, context: dict[str, object]) -> OpModule:
