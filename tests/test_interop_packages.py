@@ -42,6 +42,15 @@ def moments(x):
     return mean, ((x - mean) ** 2).mean()
 
 
+def normalize(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[i]
+    for i in range(x.shape[0]):
+        x[i] /= total
+    return total
+
+
 def bounded_sum(x, limit):
     total = 0.0
     for value in x:
@@ -70,6 +79,11 @@ signature = "float64[:](float64[:, :])"
 [graphs.moments]
 function = "library:moments"
 signature = "Tuple(float64, float64)(float64[::1])"
+
+[graphs.normalize]
+function = "library:normalize"
+signature = "float64(float64[:])"
+mode = "kernel"
 
 [graphs.bounded_sum]
 function = "library:bounded_sum"
@@ -258,6 +272,12 @@ def test_wrong_arguments_and_unknown_packages_fail_the_build(built, tmp_path: Pa
         project = write_project(tmp_path / "wrong", toml.format('"library_ext"'), modules)
         with pytest.raises(
             TraceError, match=r"library_ext\.center takes x as float64\[:\]; it is given float32"
+        ):
+            _build(project, tmp_path / "out")
+        writer = {"wrong.py": "import library_ext\n\n\ndef f(x):\n    return x / library_ext.normalize(x)\n"}
+        project = write_project(tmp_path / "wrong", toml.format('"library_ext"'), writer)
+        with pytest.raises(
+            TraceError, match=r"library_ext\.normalize writes into x: .* call it from a kernel"
         ):
             _build(project, tmp_path / "out")
         for uses, message in (

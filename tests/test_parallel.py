@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from aotbuild.build import build
-from aotbuild.errors import ConfigError
+from aotbuild.errors import CompileError, ConfigError
 from aotbuild.progress import Progress
 
 from .conftest import load_package, write_project
@@ -409,4 +409,16 @@ def test_parallel_is_true_or_false(tmp_path: Path) -> None:
         tmp_path, toml + 'parallel = "yes"\n', {"m.py": "def f(x):\n    return x.sum()\n"}
     )
     with pytest.raises(ConfigError, match="parallel: expected true or false"):
+        build(project, progress=Progress(quiet=True))
+
+
+def test_numbas_thread_functions_inside_compiled_code_are_a_build_error(tmp_path: Path) -> None:
+    """numba reaches them through an address of the compiling process, which the package would
+    call at run time: refused, pointing at the package's own functions."""
+    toml = '[package]\nname = "p_ext"\n\n[graphs.f]\nfunction = "m:f"\nsignature = "float64(float64[:])"\nmode = "kernel"\n'
+    source = "import numba\n\n\ndef f(x):\n    return numba.get_num_threads() + x[0]\n"
+    project = write_project(tmp_path, toml, {"m.py": source})
+    with pytest.raises(
+        CompileError, match=r"reaches through an address .* get_num_threads / set_num_threads"
+    ):
         build(project, progress=Progress(quiet=True))

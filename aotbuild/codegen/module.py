@@ -127,7 +127,9 @@ def with_flags(module: OpModule, flags: CompileFlags) -> OpModule:
     return op_module(
         name=name,
         kind=module.kind,
-        title=module.title + " [fastmath]" * flags.fastmath + " [parallel]" * flags.parallel,
+        title=module.title
+        + " [fastmath]" * (flags.fastmath and not module.flags.fastmath)
+        + " [parallel]" * (flags.parallel and not module.flags.parallel),
         text=module.text,
         function=module.function,
         signature=module.signature,

@@ -239,6 +239,15 @@ def compile_request(request: CompileRequest) -> CompiledObject:
         if request.adapter:
             emit_adapter(context, library, request.symbol, restype, argtypes)
         library.finalize()
+        if any(g.name.startswith("numba.dynamic.globals.") for g in library._final_module.global_variables):
+            raise CompileError(
+                "this code calls a function numba reaches through an address in the compiling "
+                "process (numba.get_num_threads(), numba.get_thread_id(), set_num_threads or a "
+                "parallel chunk size inside compiled code, a ctypes or cffi function), which a "
+                "package cannot hold: call the package's get_num_threads / set_num_threads from "
+                "Python, pass the value in, or call the C function through a Cython export",
+                request.filename,
+            )
         exported = {request.symbol, f"{request.symbol}.env"}
         if request.adapter:
             exported.add(request.symbol + ADAPTER_SUFFIX)

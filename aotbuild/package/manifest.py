@@ -45,6 +45,7 @@ def build_manifest(
             "entry": graph_plan.entry.symbol,
             "contiguous_entry": graph_plan.contiguous.symbol if graph_plan.contiguous else None,
             "ops": list(graph_plan.symbols),
+            "writes": _written(graph_plan),
         }
     ops = {}
     for module in plan.modules:
@@ -82,6 +83,20 @@ def build_manifest(
         "cython": _cython_needs(plan),
         "uses": _uses(project, uses),
     }
+
+
+def _written(graph_plan: Any) -> list[str]:
+    """The parameters a kernel graph may write into (none for a traced graph): a traced graph
+    of a package using this one must not call it (its calls are values, its arrays copies)."""
+    from ..graph import Kernel
+    from ..trace.writes import written_parameters
+
+    graph = graph_plan.graph
+    op = graph.outputs[0].op
+    if not isinstance(op, Kernel):
+        return []
+    array_params = [p for p, v in zip(graph.params, graph.config.signature.args, strict=True) if v.ndim]
+    return [graph.params[k] for k in sorted(written_parameters(op.unit)) if graph.params[k] in array_params]
 
 
 def _uses(project: ProjectConfig, uses: Sequence[UsedGraph]) -> dict[str, Any]:

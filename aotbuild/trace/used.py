@@ -30,7 +30,7 @@ from ..config.signature import parse_signature
 from ..errors import ConfigError, TraceError
 from ..graph import Node
 from ..graph.calls import ExternalCall, TupleItem
-from ..types import Array, Scalar, Signature, TupleOf, Value, exported_symbol
+from ..types import Array, NoneType, Scalar, Signature, TupleOf, Value, exported_symbol
 from .operands import Operand, as_operand
 
 
@@ -53,6 +53,9 @@ class UsedGraph:
     ops: tuple[tuple[str, str], ...]
     """(symbol, object sha256) of every compiled Op its entries reach: what this build was
     made against, checked again when the built package is imported."""
+
+    writes: tuple[str, ...] = ()
+    """The array parameters it may write into (a kernel's)."""
 
     @property
     def qualname(self) -> str:
@@ -133,6 +136,7 @@ def _load(name: str, project: ProjectConfig) -> UsedPackage:
                 signature=parse_signature(ops[record["entry"]]["signature"]),
                 contiguous=parse_signature(ops[contiguous]["signature"]) if contiguous else None,
                 ops=tuple((symbol, ops[symbol]["object_sha256"]) for symbol in record["ops"]),
+                writes=tuple(record.get("writes", ())),
             )
         )
     return UsedPackage(name, version, tuple(graphs), module)
@@ -241,6 +245,12 @@ def external_call(graph: UsedGraph, args: tuple[Any, ...], kwargs: dict[str, Any
         bound = parameters.bind(*args, **kwargs)
     except TypeError as exc:
         raise TraceError(f"calling {graph.qualname}({', '.join(graph.params)}): {exc}") from None
+    if graph.writes or isinstance(graph.signature.result, NoneType):
+        what = f"writes into {', '.join(graph.writes)}" if graph.writes else "returns none"
+        raise TraceError(
+            f"{graph.qualname} {what}: a traced graph computes values and cannot call it (its "
+            'arrays are values); call it from a kernel (mode = "kernel")'
+        )
     inputs = [
         _conform(as_operand(bound.arguments[name]), declared, name, graph)
         for name, declared in zip(graph.params, graph.signature.args, strict=True)
