@@ -58,6 +58,10 @@ def traced_axpy(x, y):
 
 def traced_sum(x):
     return np.sum(x)
+
+
+def row_sums(m):
+    return m.sum(axis=1)
 """
 
 GRAPHS = """
@@ -106,6 +110,11 @@ parallel = true
 function = "kernels:traced_sum"
 signature = "float64(float64[::1])"
 parallel = true
+
+[graphs.row_sums]
+function = "kernels:row_sums"
+signature = "float64[::1](float64[:, ::1])"
+parallel = true
 """
 
 SIZE = 10_000_000
@@ -136,11 +145,12 @@ def workloads() -> dict[str, dict[str, float]]:
     import numpy as np
     import parallel_bench_ext as package
 
-    names = ("sines", "axpy", "sum_squares", "chain", "traced_axpy", "traced_sum")
+    names = ("sines", "axpy", "sum_squares", "chain", "traced_axpy", "traced_sum", "row_sums")
     jit = {name: numba.njit(parallel=True)(getattr(kernels, name)) for name in names}
     x = np.random.default_rng(0).random(SIZE)
     y = np.random.default_rng(1).random(SIZE)
     out = np.empty(SIZE)
+    m = x.reshape(1000, SIZE // 1000)
     cases = {
         "sines": (lambda: np.multiply(2.0, np.sin(x, out=out), out=out), "sines", (x, out)),
         "axpy": (lambda: np.add(np.multiply(3.0, x, out=out), y, out=out), "axpy", (3.0, x, y, out)),
@@ -148,6 +158,7 @@ def workloads() -> dict[str, dict[str, float]]:
         "chain": (lambda: kernels.chain(x, y), "chain", (x, y)),
         "traced_axpy": (lambda: kernels.traced_axpy(x, y), "traced_axpy", (x, y)),
         "traced_sum": (lambda: np.sum(x), "traced_sum", (x,)),
+        "row_sums": (lambda: m.sum(axis=1), "row_sums", (m,)),
     }
     for name, (_, graph, args) in cases.items():  # results first
         expected = jit[graph](*args)
@@ -159,6 +170,7 @@ def workloads() -> dict[str, dict[str, float]]:
     for count in (1, 2):
         package.set_num_threads(count)
         assert package.traced_sum(x) == np.sum(x)  # NumPy's bits
+        assert np.array_equal(package.row_sums(m), m.sum(axis=1))
     figures = {}
     for name, (numpy_run, graph, args) in cases.items():
         compiled = getattr(package, graph)
@@ -218,6 +230,7 @@ def section(figures: dict[str, dict[str, float]]) -> str:
         "chain": "traced: `np.exp(-x * x) * np.sin(y) + 2.0 * x` (one fused loop, vector math)",
         "traced_axpy": "traced: `3.0 * x + y` (memory-bound; the result allocated, as NumPy's)",
         "traced_sum": "traced: `np.sum(x)` (NumPy's pairwise sum, to the bit, at any thread count)",
+        "row_sums": "traced: `m.sum(axis=1)`, m of shape (1000, 10000) (NumPy's bits)",
     }
     for name, title in titles.items():
         f = figures[name]
