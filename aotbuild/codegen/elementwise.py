@@ -4,13 +4,13 @@ its Op module: one loop nest over the broadcast shape with the scalar code in it
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..graph import Elementwise, Node
 from ..graph.fused import TAKE, Fused, FusedStep
 from ..types import Array
 from . import vecmath
-from .module import OpModule, template_op, with_flags
+from .module import OpModule, template_op, with_parallel_loops
 from .scalar import Helper, load_expression, scalar_expression
 from .slots import Slot, input_slots
 from .templates import render, tuple_text
@@ -297,7 +297,7 @@ def _loop_module(
         parallel=PARALLEL_SIZE if parallel and ndim > 0 else 0,
     )
     if parallel and ndim > 0:
-        module = with_flags(module, replace(module.flags, parallel=True, prange_only=True))
+        module = with_parallel_loops(module)
     return module
 
 

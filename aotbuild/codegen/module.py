@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..compile.compiler import CompileFlags
 from ..graph import Node
@@ -136,3 +136,9 @@ def with_flags(module: OpModule, flags: CompileFlags) -> OpModule:
         flags=flags,
         calls=module.calls,
     )
+
+
+def with_parallel_loops(module: OpModule) -> OpModule:
+    """``module`` compiled so that its ``prange`` loops run on the package's threads (and
+    nothing else numba could parallelise): a traced Op of a ``parallel = true`` graph."""
+    return with_flags(module, replace(module.flags, parallel=True, prange_only=True))

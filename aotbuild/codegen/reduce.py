@@ -17,7 +17,7 @@ same C order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from ..graph import Node, Reduce
 from ..graph.fused import FusedReduce
 from ..types import Array
 from .elementwise import PARALLEL_SIZE, broadcast, fused_body, helper_sources
-from .module import OpModule, template_op, with_flags
+from .module import OpModule, template_op, with_parallel_loops
 from .scalar import Helper
 from .slots import input_slots
 
@@ -150,7 +150,7 @@ def _parallel(context: dict[str, object], parallel: bool) -> dict[str, object]:
 def _with_parallel(module: OpModule, context: dict[str, object]) -> OpModule:
     if not context["parallel"]:
         return module
-    return with_flags(module, replace(module.flags, parallel=True, prange_only=True))
+    return with_parallel_loops(module)
 
 
 def render_reduce(node: Node, parallel: bool = False) -> OpModule:
