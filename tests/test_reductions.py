@@ -4,6 +4,8 @@ and the other kinds in C order; any other layout gives the same values within ro
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -130,6 +132,31 @@ def test_bincounts_add_weights_in_numpys_order(ext, reference, order: str) -> No
     w = rng.normal(size=1000) * 10.0 ** rng.integers(-4, 5, size=1000)
     same_bits(ext.bincounts(k, w), reference.bincounts(k, w))
     same_bits(ext.bincounts(k[::-3], w[::3]), reference.bincounts(k[::-3], w[::3]))
+
+
+def test_bincount_by_constant_groups_keeps_numpys_order_in_lanes(ext, reference) -> None:
+    """Lanes of additions side by side, each value's weights in NumPy's order: the same bits,
+    signed zeros, infinities and NaN included; a weight count other than the values' is NumPy's
+    error."""
+    rng = np.random.default_rng(21)
+    n = len(reference.GROUPED)
+    w = rng.normal(size=n) * 10.0 ** rng.integers(-8, 9, size=n)
+    same_bits(ext.grouped_bincount(w), reference.grouped_bincount(w))
+    special = w.copy()
+    special[[0, 41, 440, 441, 900]] = [-0.0, np.inf, -0.0, np.nan, -np.inf]
+    special[530:560] = -0.0  # a whole run of negative zeros: +0.0, as NumPy adds them to zeros
+    same_bits(ext.grouped_bincount(special), reference.grouped_bincount(special))
+    same_bits(ext.grouped_bincount(special[::-1].copy()[::-1]), reference.grouped_bincount(special))
+    same_bits(ext.grouped_bincount(np.repeat(special, 2)[::2]), reference.grouped_bincount(special))
+    with pytest.raises(ValueError, match="same length"):
+        ext.grouped_bincount(w[:-1])
+    modules = Path(ext.__file__).parent / "_modules"
+    lanes = [
+        path
+        for path in modules.glob("aot_bincount_*.py")
+        if "lanes, each starting at a run" in path.read_text()
+    ]
+    assert len(lanes) == 1  # GROUPED's bincount; its first 100 values are too few for lanes
 
 
 def test_constant_indices_are_checked_once_as_numpy_checks_them(ext, reference) -> None:

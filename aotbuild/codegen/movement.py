@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
+
+import numpy as np
 
 from ..graph import Node
 from ..graph.array_ops import ArgSort, Bincount, BroadcastTo, Expr, Pack, Reshape, Scan, SumTo
@@ -152,10 +155,42 @@ def render_argsort(node: Node) -> OpModule:
     )
 
 
+#: Lanes of a weighted bincount by constant grouped values: independent chains of additions the
+#: processor overlaps. 8 measured best for the radon model's 919 values in 85 runs (one chain:
+#: 1.27 us, 4 lanes 0.79, 8 lanes 0.69 on a Zen 1 core); a lane gets at least LANE_VALUES values.
+BINCOUNT_LANES = 8
+LANE_VALUES = 64
+
+
+def bincount_lanes(values: np.ndarray | None) -> list[tuple[int, int]] | None:
+    """Where each lane of a weighted bincount by constant ``values`` starts and ends.
+
+    Only for values that come in runs, one per value (sorted data, or grouped): a lane then starts
+    at a run's first value and no value is added to in two lanes, so each lane keeps NumPy's order
+    of additions for its values. None where there would be fewer than two lanes.
+    """
+    if values is None or values.ndim != 1:
+        return None
+    n = len(values)
+    lanes = min(BINCOUNT_LANES, n // LANE_VALUES)
+    if lanes < 2:
+        return None
+    run_starts = np.flatnonzero(np.diff(values)) + 1  # every run's but the first
+    if len(run_starts) + 1 != len(np.unique(values)):
+        return None  # a value in two runs
+    starts = [0]
+    for lane in range(1, lanes):
+        run = np.searchsorted(run_starts, n * lane // lanes)  # the first run starting there or after
+        if run < len(run_starts) and run_starts[run] > starts[-1]:
+            starts.append(int(run_starts[run]))
+    return list(itertools.pairwise([*starts, n])) if len(starts) >= 2 else None
+
+
 def render_bincount(node: Node) -> OpModule:
     op = node.op
     assert isinstance(op, Bincount)
     slots = input_slots(node)
+    lanes = bincount_lanes(slots[0].array) if op.weighted else None
     return template_op(
         "ops/bincount.py.j2",
         node,
@@ -168,4 +203,6 @@ def render_bincount(node: Node) -> OpModule:
         x=slots[0].name,
         minlength=slots[1].name,
         weights=slots[2].name if op.weighted else "",
+        lanes=lanes,
+        lane_steps=None if lanes is None else min(end - start for start, end in lanes),
     )

@@ -99,6 +99,17 @@ def constant_groups(w, v):
     )
 
 
+# Long enough for lanes (aotbuild.codegen.movement.bincount_lanes): values in runs, one per value,
+# not sorted, one value absent, one run of 400 across where lanes would split, runs of 1.
+_RUN_VALUES = np.array([7, 3, 0, 12, 5, 9, 1, 11, 2, 8, 4, 10])
+GROUPED = np.repeat(_RUN_VALUES, [40, 400, 1, 90, 130, 1, 77, 64, 3, 150, 99, 45])
+
+
+def grouped_bincount(w):
+    """A weighted bincount by constant grouped values, and by the same values' first 100."""
+    return np.bincount(GROUPED, weights=w), np.bincount(GROUPED[:100], weights=w[:100], minlength=15)
+
+
 def rows_of_column_five(x, rows):
     """A constant index beside a run-time one: NumPy checks neither when ``rows`` is empty."""
     return x[rows, [5]]

@@ -1,0 +1,23 @@
+"""Rendering decisions of aotbuild.codegen.movement taken once, at build time."""
+
+import numpy as np
+
+from aotbuild.codegen.movement import bincount_lanes
+
+RUNS = np.repeat(np.array([7, 3, 0, 12, 5, 9, 1, 11]), [40, 400, 1, 90, 130, 1, 77, 64])
+
+
+def test_bincount_lanes_start_at_runs() -> None:
+    """Each lane but the first starts where a run starts, where the one before ends."""
+    lanes = bincount_lanes(RUNS)
+    assert lanes is not None and len(lanes) >= 2
+    assert lanes[0][0] == 0 and lanes[-1][1] == len(RUNS)
+    assert all(end == start for (_, end), (start, _) in zip(lanes, lanes[1:], strict=False))
+    assert all(RUNS[start] != RUNS[start - 1] and start < end for start, end in lanes[1:])
+
+
+def test_no_lanes_where_a_value_is_in_two_runs_or_there_are_too_few() -> None:
+    assert bincount_lanes(np.concatenate([RUNS, [7]])) is None  # 7 again: its sum spans lanes
+    assert bincount_lanes(RUNS[:100]) is None  # too short for two lanes
+    assert bincount_lanes(np.zeros(1000, np.int64)) is None  # one run: nowhere to split
+    assert bincount_lanes(None) is None
