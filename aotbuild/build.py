@@ -219,7 +219,7 @@ def _build_locked(
 ) -> BuildResult:
     from .compile.target import resolve_target
     from .link.linalg import graphs_needing_linalg
-    from .link.linker import link_extension, native_module
+    from .link.linker import link_extension, native_module, start_runtime
     from .package.licences import NUMBA_LICENCE_FILE, numba_licence
     from .package.loader import (
         render_exceptions,
@@ -250,6 +250,9 @@ def _build_locked(
         for config in (g.config for g in graphs if g.config.auto.startswith("kernel")):
             progress.note(f'{config.name}: mode "auto" compiles it as a {config.auto}')
 
+        # Once the project traced (its errors come first, with no compiler left running), the
+        # runtime compiles while the Ops are generated and compiled.
+        runtime = start_runtime(cache, work)
         progress.begin("codegen")
         plan = make_plan(graphs, profile=profile)
         _write_modules(plan, modules_dir)
@@ -284,7 +287,7 @@ def _build_locked(
             suffix = sysconfig.get_config_var("EXT_SUFFIX")
             native = staged / f"{native_module(cpu.name, first=index == 0)}{suffix}"
             linked = link_extension(
-                package.name, plan, objects_for[cpu.name], linalg, work, native, cache, calls
+                package.name, plan, objects_for[cpu.name], linalg, work, native, cache, calls, runtime
             )
             how = "the same objects were linked before: taken from the cache" if linked.reused else "linked"
             progress.end(f"{native.name} ({linked.size / 1024:.0f} KB; {how})")

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Collection, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,6 +78,26 @@ def _runtime_sources() -> dict[str, bytes]:
     }
 
 
+def start_runtime(cache: ObjectCache | None, work_dir: Path) -> Future[list[Path]]:
+    """Compile the runtime's objects (the same in every package) in the background, one C
+    compiler at a time, while the build generates and compiles its Ops; ``link_extension`` waits
+    for them. Cold, they took ~2 s of the link stage (numba's helpers in runtime.c most), on one
+    core while code generation and the compile workers' start leave the other idle; cached, they
+    are copies."""
+    toolchain = Toolchain.create()
+    compiler = ThreadPoolExecutor(1, thread_name_prefix="aotbuild-runtime")
+    try:
+        sources = _runtime_sources()
+
+        def compile_all() -> list[Path]:
+            quiet = ["-w"]  # numba's sources, not ours
+            return [_native_object(toolchain, cache, *source, quiet, work_dir) for source in sources.items()]
+
+        return compiler.submit(compile_all)
+    finally:
+        compiler.shutdown(wait=False)  # the thread ends with its task
+
+
 def _write_sources(folder: Path, sources: Mapping[str, bytes]) -> None:
     """The C sources of this build, for reading; sources of earlier builds are removed."""
     for name, text in sources.items():
@@ -118,10 +138,12 @@ def link_extension(
     output: Path,
     cache: ObjectCache | None,
     uses: Collection[UsedGraph] = (),
+    runtime: Future[list[Path]] | None = None,
 ) -> LinkResult:
     """Write and compile the C entry, then link everything into ``output`` — or, when exactly
     these objects were linked before by this compiler, take that shared object from the cache.
-    ``uses``: other packages' graphs the objects call, left undefined (resolved at import)."""
+    ``uses``: other packages' graphs the objects call, left undefined (resolved at import);
+    ``runtime``: the runtime's objects from :func:`start_runtime` (None: compiled here)."""
     toolchain = Toolchain.create()
     object_dir = work_dir / "objects"
     paths = []
@@ -139,14 +161,12 @@ def link_extension(
     rendered = render_entry(package, plan, linalg_graphs, environments, extension)
     sources = {name: text.encode() for name, text in rendered.items()}
     _write_sources(work_dir / "c", sources)  # to read; compiled from the cache
-    runtime = _runtime_sources()
-    units: list[tuple[str, bytes, list[str]]] = [(name, text, []) for name, text in sources.items()]
-    units += [(name, text, ["-w"]) for name, text in runtime.items()]
+    runtime = runtime or start_runtime(cache, work_dir)
     with ThreadPoolExecutor(default_jobs()) as compilers:  # C compilers are processes: no GIL
         compiled = compilers.map(
-            lambda u: _native_object(toolchain, cache, u[0], u[1], u[2], work_dir), units
+            lambda item: _native_object(toolchain, cache, item[0], item[1], [], work_dir), sources.items()
         )
-        inputs = [*compiled, *paths]
+        inputs = [*compiled, *runtime.result(), *paths]
     key = key_of(
         {
             "kind": "shared object",

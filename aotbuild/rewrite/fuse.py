@@ -23,7 +23,10 @@ compiling) joins the elementwise Op that consumes it the same way: its step read
 the index of the loop's position, with no temporary and no loop of its own (the radon model's
 gradient gathers 85 county values into 919 rows twice a call). The indices' largest entry is
 checked against the source's length once, before the loop. A gather whose value is reduced stays
-an Op of its own.
+an Op of its own: read at indices inside the reduction's loop, it kept LLVM from vectorising that
+loop, which cost more than the gather's own loop and temporary (a sum of squared scaled
+differences over 10^5 values, one gathered: 228 against 213 us; the radon log-density 5.06
+against 4.95 us).
 
 Each step computes what its original Op computed, in the same order and dtypes, so fused and
 unfused results are the same bit for bit; broadcasting errors are NumPy's, since the fused loop
