@@ -62,6 +62,10 @@ def traced_sum(x):
 
 def row_sums(m):
     return m.sum(axis=1)
+
+
+def column_sums(m):
+    return m.sum(axis=0)
 """
 
 GRAPHS = """
@@ -115,6 +119,11 @@ parallel = true
 function = "kernels:row_sums"
 signature = "float64[::1](float64[:, ::1])"
 parallel = true
+
+[graphs.column_sums]
+function = "kernels:column_sums"
+signature = "float64[::1](float64[:, ::1])"
+parallel = true
 """
 
 SIZE = 10_000_000
@@ -145,7 +154,7 @@ def workloads() -> dict[str, dict[str, float]]:
     import numpy as np
     import parallel_bench_ext as package
 
-    names = ("sines", "axpy", "sum_squares", "chain", "traced_axpy", "traced_sum", "row_sums")
+    names = ("sines", "axpy", "sum_squares", "chain", "traced_axpy", "traced_sum", "row_sums", "column_sums")
     jit = {name: numba.njit(parallel=True)(getattr(kernels, name)) for name in names}
     x = np.random.default_rng(0).random(SIZE)
     y = np.random.default_rng(1).random(SIZE)
@@ -159,6 +168,7 @@ def workloads() -> dict[str, dict[str, float]]:
         "traced_axpy": (lambda: kernels.traced_axpy(x, y), "traced_axpy", (x, y)),
         "traced_sum": (lambda: np.sum(x), "traced_sum", (x,)),
         "row_sums": (lambda: m.sum(axis=1), "row_sums", (m,)),
+        "column_sums": (lambda: m.sum(axis=0), "column_sums", (m,)),
     }
     for name, (_, graph, args) in cases.items():  # results first
         expected = jit[graph](*args)
@@ -171,6 +181,7 @@ def workloads() -> dict[str, dict[str, float]]:
         package.set_num_threads(count)
         assert package.traced_sum(x) == np.sum(x)  # NumPy's bits
         assert np.array_equal(package.row_sums(m), m.sum(axis=1))
+        assert np.array_equal(package.column_sums(m), m.sum(axis=0))
     figures = {}
     for name, (numpy_run, graph, args) in cases.items():
         compiled = getattr(package, graph)
@@ -231,6 +242,7 @@ def section(figures: dict[str, dict[str, float]]) -> str:
         "traced_axpy": "traced: `3.0 * x + y` (memory-bound; the result allocated, as NumPy's)",
         "traced_sum": "traced: `np.sum(x)` (NumPy's pairwise sum, to the bit, at any thread count)",
         "row_sums": "traced: `m.sum(axis=1)`, m of shape (1000, 10000) (NumPy's bits)",
+        "column_sums": "traced: `m.sum(axis=0)`, the same m (NumPy's bits: rows added in order)",
     }
     for name, title in titles.items():
         f = figures[name]

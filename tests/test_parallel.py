@@ -93,6 +93,18 @@ def axis_sums(m, c):
     )
 
 
+def column_sums(m, c):
+    return (
+        m.sum(axis=0),
+        np.mean(m * m, axis=0),
+        m.min(axis=0),
+        c.sum(axis=(0, 1)),
+        np.sum(m, axis=0, keepdims=True),
+        np.any(m > 2.5, axis=0),
+        c.max(axis=1),
+    )
+
+
 def checked(x):
     s = 0.0
     for i in prange(x.shape[0]):
@@ -173,6 +185,15 @@ parallel = true
 function = "kernels:axis_sums"
 signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], int64[:])(float64[:, :], float64[:, :, :])"
 parallel = true
+
+[graphs.column_sums]
+function = "kernels:column_sums"
+signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], bool[:], float64[:, :])(float64[:, :], float64[:, :, :])"
+parallel = true
+
+[graphs.column_sums_serial]
+function = "kernels:column_sums"
+signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], bool[:], float64[:, :])(float64[:, :], float64[:, :, :])"
 
 [graphs.axis_sums_serial]
 function = "kernels:axis_sums"
@@ -300,6 +321,25 @@ def test_reductions_along_trailing_axes_split_the_rows(package, kernels, threads
         np.testing.assert_array_equal(got, want)
     strided = (m[::-1, ::2], c[:, ::-1])
     for got, want in zip(package.axis_sums(*strided), package.axis_sums_serial(*strided), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize(
+    "shape", [(1, 5), (3, 300), (16, 2048), (15, 3001), (330, 100), (7, 50_000), (50_000, 3)]
+)
+def test_reductions_keeping_the_last_axis_split_it(package, kernels, threads, count: int, shape) -> None:
+    """With the last axis kept, each thread takes a share of it, each result adding the rows in
+    NumPy's order: NumPy's bits for contiguous inputs, the serial graph's for strided and
+    broadcast ones; a last axis too short to split stays on one thread."""
+    threads(count)
+    rng = np.random.default_rng(shape[1])
+    m = rng.standard_normal(shape)
+    c = rng.standard_normal((3, *shape))
+    for got, want in zip(package.column_sums(m, c), kernels.column_sums(m, c), strict=True):
+        np.testing.assert_array_equal(got, want)
+    strided = (m[::-1, ::2], np.broadcast_to(c[:, :1, ::-1], c.shape))
+    for got, want in zip(package.column_sums(*strided), package.column_sums_serial(*strided), strict=True):
         np.testing.assert_array_equal(got, want)
 
 

@@ -20,6 +20,8 @@ They are part of the code generator, not of any module's text, so a change here 
 * :func:`scratch` — a small C-ordered array of a size known when compiling, on the stack of the
   function that makes it: no allocation and no memory-system call (a pairwise sum's buffers,
   three allocations whose runtime poisons each block as it frees it, took 200 ns a call).
+* :func:`thread_count` — how many threads a ``prange`` loop would run on, for splitting work
+  into one share per thread where the split changes no result.
 """
 
 from __future__ import annotations
@@ -188,3 +190,19 @@ keep a max reduction scalar: this one LLVM vectorises (a row max of 1000x256: 9.
 
 nan_minimum = _ieee_extreme("minimum")
 nan_minimum.__doc__ = """The smaller of two floats, NaN if either is: ``nan_maximum``'s twin."""
+
+
+@intrinsic
+def thread_count(typingctx: Any) -> Any:
+    """The number of threads a ``prange`` loop started here would run on: what numba's parfor
+    code asks the package's runtime (its ``get_num_threads``, 1 inside a task). For work split
+    into one contiguous share per thread, where the split cannot change any result."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        intp = context.get_value_type(nbtypes.intp)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(intp, []), "get_num_threads"
+        )
+        return builder.call(function, [])
+
+    return nbtypes.intp(), codegen
