@@ -66,6 +66,10 @@ def row_sums(m):
 
 def column_sums(m):
     return m.sum(axis=0)
+
+
+def traced_max(x):
+    return np.max(x)
 """
 
 GRAPHS = """
@@ -124,6 +128,11 @@ parallel = true
 function = "kernels:column_sums"
 signature = "float64[::1](float64[:, ::1])"
 parallel = true
+
+[graphs.traced_max]
+function = "kernels:traced_max"
+signature = "float64(float64[::1])"
+parallel = true
 """
 
 SIZE = 10_000_000
@@ -154,7 +163,7 @@ def workloads() -> dict[str, dict[str, float]]:
     import numpy as np
     import parallel_bench_ext as package
 
-    names = ("sines", "axpy", "sum_squares", "chain", "traced_axpy", "traced_sum", "row_sums", "column_sums")
+    names = ("sines", "axpy", "sum_squares", "chain", "traced_axpy", "traced_sum", "row_sums", "column_sums", "traced_max")
     jit = {name: numba.njit(parallel=True)(getattr(kernels, name)) for name in names}
     x = np.random.default_rng(0).random(SIZE)
     y = np.random.default_rng(1).random(SIZE)
@@ -169,6 +178,7 @@ def workloads() -> dict[str, dict[str, float]]:
         "traced_sum": (lambda: np.sum(x), "traced_sum", (x,)),
         "row_sums": (lambda: m.sum(axis=1), "row_sums", (m,)),
         "column_sums": (lambda: m.sum(axis=0), "column_sums", (m,)),
+        "traced_max": (lambda: np.max(x), "traced_max", (x,)),
     }
     for name, (_, graph, args) in cases.items():  # results first
         expected = jit[graph](*args)
@@ -182,6 +192,7 @@ def workloads() -> dict[str, dict[str, float]]:
         assert package.traced_sum(x) == np.sum(x)  # NumPy's bits
         assert np.array_equal(package.row_sums(m), m.sum(axis=1))
         assert np.array_equal(package.column_sums(m), m.sum(axis=0))
+        assert package.traced_max(x) == np.max(x)
     figures = {}
     for name, (numpy_run, graph, args) in cases.items():
         compiled = getattr(package, graph)
@@ -243,6 +254,7 @@ def section(figures: dict[str, dict[str, float]]) -> str:
         "traced_sum": "traced: `np.sum(x)` (NumPy's pairwise sum, to the bit, at any thread count)",
         "row_sums": "traced: `m.sum(axis=1)`, m of shape (1000, 10000) (NumPy's bits)",
         "column_sums": "traced: `m.sum(axis=0)`, the same m (NumPy's bits: rows added in order)",
+        "traced_max": "traced: `np.max(x)` (exact in any grouping: a share of x per thread)",
     }
     for name, title in titles.items():
         f = figures[name]

@@ -93,6 +93,10 @@ def axis_sums(m, c):
     )
 
 
+def extremes(x, m, k):
+    return np.max(x), np.min(x), np.any(x > 3.5), np.all(x > -3.5), np.max(m), np.sum(k), np.min(k), np.any(m < -4.0)
+
+
 def column_sums(m, c):
     return (
         m.sum(axis=0),
@@ -185,6 +189,15 @@ parallel = true
 function = "kernels:axis_sums"
 signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], int64[:])(float64[:, :], float64[:, :, :])"
 parallel = true
+
+[graphs.extremes]
+function = "kernels:extremes"
+signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool)(float64[:], float64[:, :], int64[:])"
+parallel = true
+
+[graphs.extremes_serial]
+function = "kernels:extremes"
+signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool)(float64[:], float64[:, :], int64[:])"
 
 [graphs.column_sums]
 function = "kernels:column_sums"
@@ -322,6 +335,27 @@ def test_reductions_along_trailing_axes_split_the_rows(package, kernels, threads
     strided = (m[::-1, ::2], c[:, ::-1])
     for got, want in zip(package.axis_sums(*strided), package.axis_sums_serial(*strided), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("size", [5, 32_767, 32_768, 100_003])
+def test_whole_array_extremes_any_and_integer_sums_split_the_first_axis(
+    package, kernels, threads, count: int, size: int
+) -> None:
+    """min, max, any, all and integer sums of a whole array give the same result in any grouping:
+    each thread takes a share of the first axis; NaN and signed zeros as on one thread."""
+    threads(count)
+    rng = np.random.default_rng(size)
+    x = rng.standard_normal(size)
+    m = rng.standard_normal((size // 7 + 1, 7))
+    k = rng.integers(-(2**62), 2**62, size=size)  # the sum wraps, as NumPy's does
+    assert package.extremes(x, m, k) == kernels.extremes(x, m, k)
+    strided = (x[::-2], m[::2, ::-1], k[1::3])
+    assert package.extremes(*strided) == package.extremes_serial(*strided)
+    x[size // 2] = np.nan
+    x[: size // 3] = -0.0
+    got, want = package.extremes(x, m, k), package.extremes_serial(x, m, k)
+    assert np.isnan(got[0]) and np.isnan(got[1]) and got[2:] == want[2:]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3])

@@ -144,16 +144,25 @@ def _parallel(context: dict[str, object], parallel: bool, plain: bool = False) -
     as length 1), the nodes of its pairwise recursion (``parallel_run``); where the last axis is
     kept (``m.sum(axis=0)`` of an array, ``plain``: not of a fused value), a share of it per
     thread (``parallel_columns``: each result adds its values in NumPy's order, as on one
-    thread). ``parallel``: PARALLEL_SIZE when one applies, else 0."""
+    thread); min, max, any, all and integer sums of a whole array, a share of its first axis per
+    thread (``parallel_whole``: exact in any order). ``parallel``: PARALLEL_SIZE when one applies,
+    else 0."""
     rows = parallel and context["structure"] == "rows"
     parallel_rows = bool(rows and context["kept"])
     parallel_run = bool(rows and context["pairwise"] and not context["kept"] and not context["outer_reduced"])
     parallel_columns = parallel and plain and context["structure"] == "columns"
+    # Exact in any grouping: min and max (NaN-propagating), any, all, integer sums (wrapping).
+    exact = context["kind"] in ("min", "max", "any", "all") or (
+        context["kind"] == "sum" and not context["pairwise"]
+    )
+    parallel_whole = bool(parallel and plain and rows and exact and not context["kept"])
+    chosen = parallel_rows or parallel_run or parallel_columns or parallel_whole
     return {
-        "parallel": PARALLEL_SIZE if parallel_rows or parallel_run or parallel_columns else 0,
+        "parallel": PARALLEL_SIZE if chosen else 0,
         "parallel_rows": parallel_rows,
         "parallel_run": parallel_run,
         "parallel_columns": parallel_columns,
+        "parallel_whole": parallel_whole,
         "columns_per_task": COLUMNS_PER_TASK,
     }
 
