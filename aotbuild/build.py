@@ -92,7 +92,7 @@ def _compile(
     it); also the time each compiled one took."""
     from .compile.compiler import CompiledObject, CompileRequest
     from .compile.keys import op_key, toolchain_key
-    from .compile.workers import local_workers, run_jobs
+    from .compile.workers import local_workers, run_jobs, slowest_first
 
     toolchain = toolchain_key()
     modules = {module.symbol: module for module in plan.modules}
@@ -119,7 +119,7 @@ def _compile(
             found[module.symbol] = CompiledObject(module.symbol, entry.data, tuple(defined), tuple(needed))
     progress.count_ops(len(plan.modules), len(found), local_workers(len(missing), jobs, executor))
     timings = []
-    results = run_jobs(list(missing.values()), jobs=jobs, executor=executor)
+    results = run_jobs(slowest_first(list(missing.values())), jobs=jobs, executor=executor)
     try:
         for result in results:
             module = modules[result.symbol]

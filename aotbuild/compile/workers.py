@@ -101,6 +101,21 @@ def local_workers(count: int, jobs: int, executor: str | None) -> int:
     return min(jobs, count)
 
 
+def slowest_first(requests: Sequence[CompileRequest]) -> list[CompileRequest]:
+    """``requests`` in the order to hand them to the workers: the likely slowest first, so the
+    build does not end waiting on one worker's long compile while the others idle (ties by
+    symbol: the same order every build). numba compiles each function of a module through its
+    whole pipeline, so a module costs about a quarter second a function plus a few milliseconds
+    a line (a fused sum's 9 functions: 2.5 s; a graph entry's 150 lines: 0.9 s; an index: 0.1 s).
+    The 8 radon variants with gradients, cold: 20.9 -> 20.0 s."""
+
+    def cost(request: CompileRequest) -> float:
+        lines = request.text.splitlines()
+        return 0.25 * sum(line.startswith("def ") for line in lines) + 0.004 * len(lines)
+
+    return sorted(requests, key=lambda request: (-cost(request), request.symbol))
+
+
 def run_jobs(
     requests: Sequence[CompileRequest], *, jobs: int, executor: str | None = None
 ) -> Generator[JobResult, None, None]:

@@ -78,3 +78,18 @@ def test_unknown_executor_is_a_clear_error() -> None:
 
     with pytest.raises(ConfigError, match="expected dask://HOST:PORT"):
         list(workers.run_jobs([request(1), request(2)], jobs=2, executor="spark://x"))
+
+
+def test_modules_of_more_functions_go_to_the_workers_first() -> None:
+    """A module of several functions (a fused sum's helpers) before one long function, before a
+    short one; ties by symbol, so every build hands them out in the same order."""
+    helpers = dataclasses.replace(
+        request(1),
+        text="".join(f"def g{k}(x):\n    return x\n\n\n" for k in range(6)) + "def f(x):\n    return x\n",
+    )
+    long_one = dataclasses.replace(
+        request(2), text="def f(x):\n" + "    x = x + 1.0\n" * 200 + "    return x\n"
+    )
+    tie_a, tie_b = request(4), request(3)
+    ordered = workers.slowest_first([tie_a, long_one, tie_b, helpers])
+    assert [r.symbol for r in ordered] == [helpers.symbol, long_one.symbol, tie_b.symbol, tie_a.symbol]
