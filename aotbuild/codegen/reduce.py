@@ -193,6 +193,9 @@ def render_reduce(node: Node, parallel: bool = False) -> OpModule:
         **context,
         # A run of the input's own dtype is summed where it lies; another is converted first.
         in_place_runs=slot.dtype == op.out_dtype,
+        # ... and of a C-contiguous input always lies in one piece: no driver for other layouts
+        # (each driver is a function numba compiles, ~0.5 s).
+        contiguous_input=slot.dtype == op.out_dtype and getattr(slot.type, "layout", "A") == "C",
     )
     return _with_parallel(module, context)
 
@@ -280,6 +283,7 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         elements=elements,
         helpers=helper_sources(helpers),
         in_place_runs=False,
+        contiguous_input=False,
         axis_sources=plan.axis_sources,
         steps=plan.steps,
         row_call=row_call,
