@@ -2,8 +2,8 @@
 
 A project (``--target host``) is built once: kernels with ``prange`` — a compute-bound loop
 (``2 sin x``), a memory-bound one (``a x + y``) and a sum of squares — and traced graphs — a
-fused chain with vector math (``exp(-x²) sin y + 2x``), ``3 x + y`` and ``np.sum(x)`` — each
-with ``parallel = true``, and twins without it. Then, in this one process, each workload on 1e7
+fused chain with vector math (``exp(-x²) sin y + 2x``), ``3 x + y``, ``np.sum(x)``, row and
+column sums, ``np.max(x)`` and reductions of fused values — each with ``parallel = true``, and twins without it. Then, in this one process, each workload on 1e7
 float64 values: NumPy, numba's ``njit(parallel=True)`` of the same functions at 1 and 2 threads
 (``numba.set_num_threads``), and the package at 1 and 2 threads (``set_num_threads``) —
 interleaved rounds, best of 7, results checked first. Last, the cost of a tiny call (10 values)
@@ -70,6 +70,14 @@ def column_sums(m):
 
 def traced_max(x):
     return np.max(x)
+
+
+def fused_columns(m):
+    return (m * m).sum(axis=0)
+
+
+def fused_max(x, y):
+    return np.max(np.abs(x - y))
 """
 
 GRAPHS = """
@@ -133,6 +141,16 @@ parallel = true
 function = "kernels:traced_max"
 signature = "float64(float64[::1])"
 parallel = true
+
+[graphs.fused_columns]
+function = "kernels:fused_columns"
+signature = "float64[::1](float64[:, ::1])"
+parallel = true
+
+[graphs.fused_max]
+function = "kernels:fused_max"
+signature = "float64(float64[::1], float64[::1])"
+parallel = true
 """
 
 SIZE = 10_000_000
@@ -163,7 +181,19 @@ def workloads() -> dict[str, dict[str, float]]:
     import numpy as np
     import parallel_bench_ext as package
 
-    names = ("sines", "axpy", "sum_squares", "chain", "traced_axpy", "traced_sum", "row_sums", "column_sums", "traced_max")
+    names = (
+        "sines",
+        "axpy",
+        "sum_squares",
+        "chain",
+        "traced_axpy",
+        "traced_sum",
+        "row_sums",
+        "column_sums",
+        "traced_max",
+        "fused_columns",
+        "fused_max",
+    )
     jit = {name: numba.njit(parallel=True)(getattr(kernels, name)) for name in names}
     x = np.random.default_rng(0).random(SIZE)
     y = np.random.default_rng(1).random(SIZE)
@@ -179,6 +209,8 @@ def workloads() -> dict[str, dict[str, float]]:
         "row_sums": (lambda: m.sum(axis=1), "row_sums", (m,)),
         "column_sums": (lambda: m.sum(axis=0), "column_sums", (m,)),
         "traced_max": (lambda: np.max(x), "traced_max", (x,)),
+        "fused_columns": (lambda: kernels.fused_columns(m), "fused_columns", (m,)),
+        "fused_max": (lambda: kernels.fused_max(x, y), "fused_max", (x, y)),
     }
     for name, (_, graph, args) in cases.items():  # results first
         expected = jit[graph](*args)
@@ -193,6 +225,8 @@ def workloads() -> dict[str, dict[str, float]]:
         assert np.array_equal(package.row_sums(m), m.sum(axis=1))
         assert np.array_equal(package.column_sums(m), m.sum(axis=0))
         assert package.traced_max(x) == np.max(x)
+        assert np.array_equal(package.fused_columns(m), kernels.fused_columns(m))
+        assert package.fused_max(x, y) == kernels.fused_max(x, y)
     figures = {}
     for name, (numpy_run, graph, args) in cases.items():
         compiled = getattr(package, graph)
@@ -255,6 +289,8 @@ def section(figures: dict[str, dict[str, float]]) -> str:
         "row_sums": "traced: `m.sum(axis=1)`, m of shape (1000, 10000) (NumPy's bits)",
         "column_sums": "traced: `m.sum(axis=0)`, the same m (NumPy's bits: rows added in order)",
         "traced_max": "traced: `np.max(x)` (exact in any grouping: a share of x per thread)",
+        "fused_columns": "traced: `(m * m).sum(axis=0)` (fused: no m * m array; NumPy's bits)",
+        "fused_max": "traced: `np.max(np.abs(x - y))` (fused: no temporary; a share of x per thread)",
     }
     for name, title in titles.items():
         f = figures[name]

@@ -5,6 +5,7 @@ graphs' large loops giving their serial results bit for bit at 1, 2 and 3 thread
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -94,7 +95,10 @@ def axis_sums(m, c):
 
 
 def extremes(x, m, k):
-    return np.max(x), np.min(x), np.any(x > 3.5), np.all(x > -3.5), np.max(m), np.sum(k), np.min(k), np.any(m < -4.0)
+    return (
+        np.max(x), np.min(x), np.any(x > 3.5), np.all(x > -3.5), np.max(m), np.sum(k), np.min(k), np.any(m < -4.0),
+        np.max(np.abs(x - 1.0)), np.prod(k | 1),
+    )
 
 
 def column_sums(m, c):
@@ -192,12 +196,12 @@ parallel = true
 
 [graphs.extremes]
 function = "kernels:extremes"
-signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool)(float64[:], float64[:, :], int64[:])"
+signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool, float64, int64)(float64[:], float64[:, :], int64[:])"
 parallel = true
 
 [graphs.extremes_serial]
 function = "kernels:extremes"
-signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool)(float64[:], float64[:, :], int64[:])"
+signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool, float64, int64)(float64[:], float64[:, :], int64[:])"
 
 [graphs.column_sums]
 function = "kernels:column_sums"
@@ -339,11 +343,12 @@ def test_reductions_along_trailing_axes_split_the_rows(package, kernels, threads
 
 @pytest.mark.parametrize("count", [1, 2, 3])
 @pytest.mark.parametrize("size", [5, 32_767, 32_768, 100_003])
-def test_whole_array_extremes_any_and_integer_sums_split_the_first_axis(
+def test_whole_array_extremes_any_and_integer_sums_and_products_split_the_first_axis(
     package, kernels, threads, count: int, size: int
 ) -> None:
-    """min, max, any, all and integer sums of a whole array give the same result in any grouping:
-    each thread takes a share of the first axis; NaN and signed zeros as on one thread."""
+    """min, max, any, all and integer sums and products of a whole array or fused value give the
+    same result in any grouping: each thread takes a share of the first axis; NaN and signed
+    zeros as on one thread."""
     threads(count)
     rng = np.random.default_rng(size)
     x = rng.standard_normal(size)
@@ -355,7 +360,8 @@ def test_whole_array_extremes_any_and_integer_sums_split_the_first_axis(
     x[size // 2] = np.nan
     x[: size // 3] = -0.0
     got, want = package.extremes(x, m, k), package.extremes_serial(x, m, k)
-    assert np.isnan(got[0]) and np.isnan(got[1]) and got[2:] == want[2:]
+    assert np.isnan(got[0]) and np.isnan(got[1]) and np.isnan(got[8])
+    assert got[2:8] == want[2:8] and got[9] == want[9]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3])
@@ -375,6 +381,21 @@ def test_reductions_keeping_the_last_axis_split_it(package, kernels, threads, co
     strided = (m[::-1, ::2], np.broadcast_to(c[:, :1, ::-1], c.shape))
     for got, want in zip(package.column_sums(*strided), package.column_sums_serial(*strided), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_every_reduction_of_the_parallel_graphs_runs_on_the_threads(built) -> None:
+    """Each reduction Op the parallel graphs call (of arrays and of fused values, keeping the
+    last axis or not, whole or by rows) has a loop on the threads; the serial graphs' have none."""
+    modules = built.package_dir / "_modules"
+    kinds = ("sum", "mean", "prod", "min", "max", "any", "all")
+    for graph in ("axis_sums", "column_sums", "extremes", "sums"):
+        for serial in (False, True):
+            for path in modules.glob(f"aot_graph_{graph}{'_serial' * serial}_[0-9a-f]*.py"):
+                called = re.findall(r'declare\("(aot_(\w+?)_[0-9a-f]{16}):', path.read_text())
+                reductions = [symbol for symbol, kind in called if kind.removesuffix("_fused") in kinds]
+                assert len(reductions) >= 3, path.name
+                for symbol in reductions:
+                    assert ("prange(" in (modules / f"{symbol}.py").read_text()) != serial, symbol
 
 
 def test_one_thread_sums_in_the_serial_order(package, threads) -> None:
@@ -459,6 +480,7 @@ def test_a_forked_child_runs_parallel_kernels(built) -> None:
         built,
         """
         import os
+import re
         import numpy as np
         import parallel_ext
         parallel_ext.set_num_threads(2)

@@ -137,25 +137,25 @@ def _run_axes(axes: tuple[int, ...], ndim: int) -> list[int]:
     return run
 
 
-def _parallel(context: dict[str, object], parallel: bool, plain: bool = False) -> dict[str, object]:
+def _parallel(context: dict[str, object], parallel: bool) -> dict[str, object]:
     """What the template needs to run a reduction on the threads, with the same bits as on one:
     where trailing axes are reduced and others kept, the rows (``parallel_rows``: each result
     computed as on one thread); a float sum or mean of one run (all axes, or trailing ones kept
     as length 1), the nodes of its pairwise recursion (``parallel_run``); where the last axis is
-    kept (``m.sum(axis=0)`` of an array, ``plain``: not of a fused value), a share of it per
-    thread (``parallel_columns``: each result adds its values in NumPy's order, as on one
-    thread); min, max, any, all and integer sums of a whole array, a share of its first axis per
-    thread (``parallel_whole``: exact in any order). ``parallel``: PARALLEL_SIZE when one applies,
-    else 0."""
+    kept (``m.sum(axis=0)``), a share of it per thread (``parallel_columns``: each result adds
+    its values in NumPy's order, as on one thread); min, max, any, all and integer sums of a
+    whole array or fused value, a share of its first axis per thread (``parallel_whole``: exact
+    in any order). ``parallel``: PARALLEL_SIZE when one applies, else 0."""
     rows = parallel and context["structure"] == "rows"
     parallel_rows = bool(rows and context["kept"])
     parallel_run = bool(rows and context["pairwise"] and not context["kept"] and not context["outer_reduced"])
-    parallel_columns = parallel and plain and context["structure"] == "columns"
-    # Exact in any grouping: min and max (NaN-propagating), any, all, integer sums (wrapping).
+    parallel_columns = parallel and context["structure"] == "columns"
+    # Exact in any grouping: min and max (NaN-propagating), any, all, integer sums and products
+    # (wrapping: arithmetic modulo 2**64 is associative).
     exact = context["kind"] in ("min", "max", "any", "all") or (
-        context["kind"] == "sum" and not context["pairwise"]
+        context["kind"] in ("sum", "prod") and np.dtype(str(context["out_dtype"])).kind in "iub"
     )
-    parallel_whole = bool(parallel and plain and rows and exact and not context["kept"])
+    parallel_whole = bool(rows and exact and not context["kept"])
     chosen = parallel_rows or parallel_run or parallel_columns or parallel_whole
     return {
         "parallel": PARALLEL_SIZE if chosen else 0,
@@ -181,7 +181,7 @@ def render_reduce(node: Node, parallel: bool = False) -> OpModule:
     assert isinstance(slot.type, Array) and not slot.is_constant
     title = f"{op.kind}({slot.type}, axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
     context = _context(op, slot.ndim, Reading([], [], ""))
-    context.update(_parallel(context, parallel, plain=True))
+    context.update(_parallel(context, parallel))
     module = template_op(
         "ops/reduce.py.j2",
         node,
