@@ -3,12 +3,12 @@
 A project (``--target host``) is built once: kernels with ``prange`` — a compute-bound loop
 (``2 sin x``), a memory-bound one (``a x + y``) and a sum of squares — and traced graphs — a
 fused chain with vector math (``exp(-x²) sin y + 2x``), ``3 x + y``, ``np.sum(x)``, row and
-column sums, ``np.max(x)`` and reductions of fused values — each with ``parallel = true``, and twins without it. Then, in this one process, each workload on 1e7
-float64 values: NumPy, numba's ``njit(parallel=True)`` of the same functions at 1 and 2 threads
+column sums, ``np.max(x)`` and reductions of fused values — each with ``parallel = true``, and
+twins without it. Then, in this one process, each workload on 1e7 float64 values: NumPy, numba's ``njit(parallel=True)`` of the same functions at 1 and 2 threads
 (``numba.set_num_threads``), and the package at 1 and 2 threads (``set_num_threads``) —
 interleaved rounds, best of 7, results checked first. Last, the cost of a tiny call (10 values)
-with ``parallel = true`` against the twin without it: a traced graph's loop that small stays on
-the calling thread, a ``prange`` loop is always split (numba's lowering).
+with ``parallel = true`` against the twin without it: a traced graph's loop that small, and a
+``prange`` loop predicted under 2 µs, stay on the calling thread.
 
     python bench/bench_parallel.py      # writes its section of BENCHMARKS.md
 """
@@ -317,9 +317,10 @@ def section(figures: dict[str, dict[str, float]]) -> str:
             "",
             f"A call of the parallel sum on 10 values: {tiny['parallel'] * 1e9:.0f} ns, against "
             f"{tiny['serial'] * 1e9:.0f} ns for the same kernel without `parallel = true` "
-            f"({tiny['parallel'] / tiny['serial']:.2f}× the time): numba's lowering of a `prange` "
-            "loop always splits it (schedule, the pool's hand-off, the GIL taken and released "
-            "around it), whatever its size. The traced chain on 10 values: "
+            f"({tiny['parallel'] / tiny['serial']:.2f}× the time). A loop predicted under 2 µs of work "
+            "runs on the calling thread, with no hand-off to the pool; what remains is numba's lowering of a "
+            "`prange` loop, made for any size: the schedule allocated, the GIL ensured and "
+            "released around it, its reduction array. The traced chain on 10 values: "
             f"{tiny_traced['parallel'] * 1e9:.0f} ns with `parallel = true`, "
             f"{tiny_traced['serial'] * 1e9:.0f} ns without "
             f"({tiny_traced['parallel'] / tiny_traced['serial']:.3f}× the time): below "

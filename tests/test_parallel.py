@@ -480,7 +480,6 @@ def test_a_forked_child_runs_parallel_kernels(built) -> None:
         built,
         """
         import os
-import re
         import numpy as np
         import parallel_ext
         parallel_ext.set_num_threads(2)
