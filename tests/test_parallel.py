@@ -496,6 +496,36 @@ def test_a_forked_child_runs_parallel_kernels(built) -> None:
     assert done.stdout.split() == ["0", "True"]
 
 
+def test_ctrl_c_during_parallel_calls_leaves_a_working_pool(built) -> None:
+    """SIGINT while the pool runs a kernel: Python raises KeyboardInterrupt once the call returns
+    (the workers take no signals), the next parallel calls run on the same pool, and the
+    process exits with no thread left behind."""
+    done = _run(
+        built,
+        """
+        import os, signal, threading
+        import numpy as np
+        import parallel_ext
+        parallel_ext.set_num_threads(2)
+        x = np.linspace(0.0, 1.0, 2_000_000)
+        out = np.empty_like(x)
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+        try:
+            for _ in range(2000):
+                parallel_ext.scale(x, out)
+            print("not interrupted")
+        except KeyboardInterrupt:
+            print("interrupted")
+        parallel_ext.scale(x, out)
+        print(bool(np.allclose(out, np.sin(x) * 2.0 + np.arange(x.size), rtol=1e-12, atol=0.0)))
+        y = np.arange(100_000.0)
+        print(abs(parallel_ext.total(y) - float((y * y).sum())) < 1e-3)
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["interrupted", "True", "True"]
+
+
 def test_parallel_is_true_or_false(tmp_path: Path) -> None:
     toml = '[package]\nname = "p_ext"\n\n[graphs.f]\nfunction = "m:f"\nsignature = "float64(float64[:])"\n'
     project = write_project(
