@@ -4,11 +4,12 @@ A project (``--target host``) is built once: kernels with ``prange`` — a compu
 (``2 sin x``), a memory-bound one (``a x + y``) and a sum of squares — and traced graphs — a
 fused chain with vector math (``exp(-x²) sin y + 2x``), ``3 x + y``, ``np.sum(x)``, row and
 column sums, ``np.max(x)`` and reductions of fused values — each with ``parallel = true``, and
-twins without it. Then, in this one process, each workload on 1e7 float64 values: NumPy, numba's ``njit(parallel=True)`` of the same functions at 1 and 2 threads
-(``numba.set_num_threads``), and the package at 1 and 2 threads (``set_num_threads``) —
-interleaved rounds, best of 7, results checked first. Last, the cost of a tiny call (10 values)
-with ``parallel = true`` against the twin without it: a traced graph's loop that small, and a
-``prange`` loop predicted under 2 µs, stay on the calling thread.
+twins without it. Then, in this one process, each workload on 1e7 float64 values: NumPy (its
+BLAS on one thread, as its other loops), numba's ``njit(parallel=True)`` of the same functions
+at 1 and 2 threads (``numba.set_num_threads``), and the package at 1 and 2 threads
+(``set_num_threads``) — interleaved rounds, best of 7, results checked first. Last, the cost of
+a tiny call (10 values) with ``parallel = true`` against the twin without it: a traced graph's
+loop that small, and a ``prange`` loop predicted under 2 µs, stay on the calling thread.
 
     python bench/bench_parallel.py      # writes its section of BENCHMARKS.md
 """
@@ -25,6 +26,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from common import measured_by, write_section
+
+# NumPy on one core, as the comparison means it: OpenBLAS's threads (np.dot) busy-wait after a
+# call and took a core from the next measurements (2 threads then ran no faster than 1).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 KERNELS = """
 import numpy as np
@@ -309,7 +314,9 @@ def section(figures: dict[str, dict[str, float]]) -> str:
             measured_by("bench_parallel.py"),
             "",
             "1e7 float64 values, milliseconds, best of 7 interleaved rounds in one process; numba's "
-            "figures from `njit(parallel=True)` of the same functions with `numba.set_num_threads`.",
+            "figures from `njit(parallel=True)` of the same functions with `numba.set_num_threads`; "
+            "NumPy's BLAS (`np.dot`) on one thread, as NumPy's other loops (`OPENBLAS_NUM_THREADS=1`: "
+            "its threads busy-wait after a call, and took a core from the measurements after it).",
             "",
             "| kernel | NumPy | numba, 1 thread | numba, 2 threads | aotbuild, 1 thread | aotbuild, 2 threads | aotbuild 1 → 2 threads | NumPy ÷ aotbuild (2) | numba (2) ÷ aotbuild (2) |",
             "|---|---|---|---|---|---|---|---|---|",
