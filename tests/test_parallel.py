@@ -97,7 +97,7 @@ def axis_sums(m, c):
 def extremes(x, m, k):
     return (
         np.max(x), np.min(x), np.any(x > 3.5), np.all(x > -3.5), np.max(m), np.sum(k), np.min(k), np.any(m < -4.0),
-        np.max(np.abs(x - 1.0)), np.prod(k | 1),
+        np.max(np.abs(x - 1.0)), np.prod(k | 1), np.max(m * 2.0), np.any(m > m[0]),
     )
 
 
@@ -110,6 +110,7 @@ def column_sums(m, c):
         np.sum(m, axis=0, keepdims=True),
         np.any(m > 2.5, axis=0),
         c.max(axis=1),
+        np.mean(c * c, axis=0),
     )
 
 
@@ -196,21 +197,21 @@ parallel = true
 
 [graphs.extremes]
 function = "kernels:extremes"
-signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool, float64, int64)(float64[:], float64[:, :], int64[:])"
+signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool, float64, int64, float64, bool)(float64[:], float64[:, :], int64[:])"
 parallel = true
 
 [graphs.extremes_serial]
 function = "kernels:extremes"
-signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool, float64, int64)(float64[:], float64[:, :], int64[:])"
+signature = "Tuple(float64, float64, bool, bool, float64, int64, int64, bool, float64, int64, float64, bool)(float64[:], float64[:, :], int64[:])"
 
 [graphs.column_sums]
 function = "kernels:column_sums"
-signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], bool[:], float64[:, :])(float64[:, :], float64[:, :, :])"
+signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], bool[:], float64[:, :], float64[:, :])(float64[:, :], float64[:, :, :])"
 parallel = true
 
 [graphs.column_sums_serial]
 function = "kernels:column_sums"
-signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], bool[:], float64[:, :])(float64[:, :], float64[:, :, :])"
+signature = "Tuple(float64[:], float64[:], float64[:], float64[:], float64[:, :], bool[:], float64[:, :], float64[:, :])(float64[:, :], float64[:, :, :])"
 
 [graphs.axis_sums_serial]
 function = "kernels:axis_sums"
@@ -361,7 +362,7 @@ def test_whole_array_extremes_any_and_integer_sums_and_products_split_the_first_
     x[: size // 3] = -0.0
     got, want = package.extremes(x, m, k), package.extremes_serial(x, m, k)
     assert np.isnan(got[0]) and np.isnan(got[1]) and np.isnan(got[8])
-    assert got[2:8] == want[2:8] and got[9] == want[9]
+    assert got[2:8] == want[2:8] and got[9:] == want[9:]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3])
@@ -498,8 +499,8 @@ def test_a_forked_child_runs_parallel_kernels(built) -> None:
 
 def test_ctrl_c_during_parallel_calls_leaves_a_working_pool(built) -> None:
     """SIGINT while the pool runs a kernel: Python raises KeyboardInterrupt once the call returns
-    (the workers take no signals), the next parallel calls run on the same pool, and the
-    process exits with no thread left behind."""
+    (the pool's one worker at 2 threads blocks the signal), the next parallel calls run on the
+    same pool, and the process exits with no thread left behind."""
     done = _run(
         built,
         """
@@ -509,8 +510,8 @@ def test_ctrl_c_during_parallel_calls_leaves_a_working_pool(built) -> None:
         parallel_ext.set_num_threads(2)
         x = np.linspace(0.0, 1.0, 2_000_000)
         out = np.empty_like(x)
-        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
         try:
+            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
             for _ in range(2000):
                 parallel_ext.scale(x, out)
             print("not interrupted")
@@ -520,10 +521,20 @@ def test_ctrl_c_during_parallel_calls_leaves_a_working_pool(built) -> None:
         print(bool(np.allclose(out, np.sin(x) * 2.0 + np.arange(x.size), rtol=1e-12, atol=0.0)))
         y = np.arange(100_000.0)
         print(abs(parallel_ext.total(y) - float((y * y).sum())) < 1e-3)
+        # The pool's threads block SIGINT (bit 2 of SigBlk), so only Python's thread takes it.
+        blocked = []
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/comm") as comm:
+                if comm.read().strip() != "aotbuild-pool":
+                    continue
+            with open(f"/proc/self/task/{task}/status") as status:
+                mask = next(line for line in status if line.startswith("SigBlk:")).split()[1]
+            blocked.append(bool(int(mask, 16) & (1 << (signal.SIGINT - 1))))
+        print(len(blocked), all(blocked))
         """,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["interrupted", "True", "True"]
+    assert done.stdout.split() == ["interrupted", "True", "True", "1", "True"]
 
 
 def test_parallel_is_true_or_false(tmp_path: Path) -> None:

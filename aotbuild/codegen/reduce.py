@@ -143,8 +143,8 @@ def _parallel(context: dict[str, object], parallel: bool) -> dict[str, object]:
     computed as on one thread); a float sum or mean of one run (all axes, or trailing ones kept
     as length 1), the nodes of its pairwise recursion (``parallel_run``); where the last axis is
     kept (``m.sum(axis=0)``), a share of it per thread (``parallel_columns``: each result adds
-    its values in NumPy's order, as on one thread); min, max, any, all and integer sums of a
-    whole array or fused value, a share of its first axis per thread (``parallel_whole``: exact
+    its values in NumPy's order, as on one thread); min, max, any, all, integer sums and
+    products of a whole array or fused value, a share of its first axis per thread (``parallel_whole``: exact
     in any order). ``parallel``: PARALLEL_SIZE when one applies, else 0."""
     rows = parallel and context["structure"] == "rows"
     parallel_rows = bool(rows and context["kept"])
