@@ -9,7 +9,8 @@ BLAS on one thread, as its other loops), numba's ``njit(parallel=True)`` of the 
 at 1 and 2 threads (``numba.set_num_threads``), and the package at 1 and 2 threads
 (``set_num_threads``) — interleaved rounds, best of 7, results checked first. Last, the cost of
 a tiny call (10 values) with ``parallel = true`` against the twin without it: a traced graph's
-loop that small, and a ``prange`` loop predicted under 2 µs, stay on the calling thread.
+loop that small, and a ``prange`` loop whose last call on the same shapes took under 2 µs, stay
+on the calling thread.
 
     python bench/bench_parallel.py      # writes its section of BENCHMARKS.md
 """
@@ -324,8 +325,8 @@ def section(figures: dict[str, dict[str, float]]) -> str:
             "",
             f"A call of the parallel sum on 10 values: {tiny['parallel'] * 1e9:.0f} ns, against "
             f"{tiny['serial'] * 1e9:.0f} ns for the same kernel without `parallel = true` "
-            f"({tiny['parallel'] / tiny['serial']:.2f}× the time). A loop predicted under 2 µs of work "
-            "runs on the calling thread, with no hand-off to the pool; what remains is numba's lowering of a "
+            f"({tiny['parallel'] / tiny['serial']:.2f}× the time). A loop whose last call on the same "
+            "shapes took under 2 µs runs on the calling thread, with no hand-off to the pool; what remains is numba's lowering of a "
             "`prange` loop, made for any size: the schedule allocated, the GIL ensured and "
             "released around it, its reduction array. The traced chain on 10 values: "
             f"{tiny_traced['parallel'] * 1e9:.0f} ns with `parallel = true`, "
