@@ -43,6 +43,16 @@ signature = "float64[:, :](float64[:, :])"
 [graphs.passthrough]
 function = "traced_graphs:passthrough"
 signature = "Tuple(float64[:], float64, float64[:])(float64[:])"
+
+[graphs.spread]
+function = "traced_graphs:spread"
+signature = "float64[:](float64[:])"
+mode = "trace"
+
+[graphs.lookup]
+function = "traced_graphs:lookup"
+signature = "int64[:](int64[:])"
+mode = "kernel"
 """
 
 
@@ -171,3 +181,17 @@ def test_returned_inputs_and_constants(package) -> None:
     np.testing.assert_array_equal(weights, traced_graphs.WEIGHTS)
     weights[:] = 0.0  # the package's constant is not shared with callers
     np.testing.assert_array_equal(package.passthrough(x)[2], traced_graphs.WEIGHTS)
+
+
+def test_constants_over_a_megabyte_are_compiled_in(package) -> None:
+    """numba's JIT reads a constant array over 1 MB through its address in the compiling process;
+    a package holds it, traced or in a kernel."""
+    import traced_graphs
+
+    t = np.linspace(-1.0, 1.0, 977)
+    np.testing.assert_array_equal(package.spread(t), traced_graphs.spread(t))
+    np.testing.assert_array_equal(package.spread(t[::-1]), traced_graphs.spread(t[::-1]))
+    with pytest.raises(IndexError):
+        package.spread(t[:-1])  # TABLE reads index 976
+    i = np.array([0, 139_999, 5, -1])
+    np.testing.assert_array_equal(package.lookup(i), traced_graphs.lookup(i))

@@ -27,6 +27,7 @@ import sys
 import types
 import warnings
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..errors import CompileError
@@ -160,6 +161,19 @@ def load_module(request: CompileRequest) -> types.ModuleType:
 _LOCATION = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
+def _constant_array_in_object(context: Any, builder: Any, typ: Any, ary: Any) -> Any:
+    """numba's constant array, in the object whatever its size: its JIT reads a C or F array
+    over 1 MB through its address in the compiling process, which a package cannot hold."""
+    make = type(context).make_constant_array
+    if typ.layout not in "FC":
+        return make(context, builder, typ, ary)
+    context.allow_dynamic_globals = False  # this instance, for this array: numba's other branch
+    try:
+        return make(context, builder, typ, ary)
+    finally:
+        del context.allow_dynamic_globals
+
+
 def _compile_error(request: CompileRequest, exc: Exception) -> CompileError:
     from .messages import condense
 
@@ -193,6 +207,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
 
     with global_compiler_lock, portable_exception_data():
         context = cpu_target.target_context.with_aot_codegen(request.symbol, cpu_name=request.target.cpu)
+        context.make_constant_array = partial(_constant_array_in_object, context)
         own_name = f"{module.__name__}.{function.__qualname__}"
 
         def mangler(name: str, argtypes_: Any, *, abi_tags: Any = (), uid: Any = None) -> str:

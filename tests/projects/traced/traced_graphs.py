@@ -8,6 +8,10 @@ KINDS = ("sum", "prod", "mean", "min", "max")
 #: A module-level constant array and a closure constant are lifted into the Ops that use them.
 WEIGHTS = np.linspace(0.5, 2.0, 6)
 
+#: Over a megabyte: numba's JIT would read it through its address in the compiling process; an
+#: Op holds it in the shared object.
+TABLE = np.arange(140_000, dtype=np.int64) % 977
+
 
 def reductions(x):
     """Every reduction along several axes, with and without keepdims (x is 3-d)."""
@@ -49,3 +53,13 @@ scaled = make_scaler(np.float32(1.5))
 
 def passthrough(x):
     return x, np.float64(3.0), WEIGHTS
+
+
+def spread(t):
+    """A vector gathered at a large constant's indices."""
+    return t[TABLE] * 2.0 - 1.0
+
+
+def lookup(i):
+    """A large constant read at run-time indices (compiled as a kernel)."""
+    return TABLE[i]
