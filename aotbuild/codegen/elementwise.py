@@ -296,8 +296,8 @@ def _loop_module(
         bounds=bounds or [],
         parallel=PARALLEL_SIZE if parallel and ndim > 0 else 0,
         # A 1-d loop reading inputs at gathered indices: computed in blocks on the stack, which
-        # LLVM vectorises (see the template); its parallel loop splits as before.
-        blocked=bool(bounds) and ndim == 1,
+        # LLVM vectorises (see the template); a parallel one splits as before.
+        blocked=bool(bounds) and ndim == 1 and not parallel,
     )
     if parallel and ndim > 0:
         module = with_parallel_loops(module)

@@ -144,8 +144,9 @@ def _parallel(context: dict[str, object], parallel: bool) -> dict[str, object]:
     as length 1), the nodes of its pairwise recursion (``parallel_run``); where the last axis is
     kept (``m.sum(axis=0)``), a share of it per thread (``parallel_columns``: each result adds
     its values in NumPy's order, as on one thread); min, max, any, all, integer sums and
-    products of a whole array or fused value, a share of its first axis per thread (``parallel_whole``: exact
-    in any order). ``parallel``: PARALLEL_SIZE when one applies, else 0."""
+    products of a whole array or fused value, a share of its first axis per thread
+    (``parallel_whole``: exact in any order). ``parallel``: PARALLEL_SIZE when one applies,
+    else 0."""
     rows = parallel and context["structure"] == "rows"
     parallel_rows = bool(rows and context["kept"])
     parallel_run = bool(rows and context["pairwise"] and not context["kept"] and not context["outer_reduced"])
@@ -182,6 +183,7 @@ def render_reduce(node: Node, parallel: bool = False) -> OpModule:
     title = f"{op.kind}({slot.type}, axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
     context = _context(op, slot.ndim, Reading([], [], ""))
     context.update(_parallel(context, parallel))
+    own_dtype = slot.dtype == op.out_dtype
     module = template_op(
         "ops/reduce.py.j2",
         node,
@@ -192,10 +194,10 @@ def render_reduce(node: Node, parallel: bool = False) -> OpModule:
         helpers=[],
         **context,
         # A run of the input's own dtype is summed where it lies; another is converted first.
-        in_place_runs=slot.dtype == op.out_dtype,
+        in_place_runs=own_dtype,
         # ... and of a C-contiguous input always lies in one piece: no driver for other layouts
         # (each driver is a function numba compiles, ~0.5 s).
-        contiguous_input=slot.dtype == op.out_dtype and getattr(slot.type, "layout", "A") == "C",
+        contiguous_input=own_dtype and getattr(slot.type, "layout", "A") == "C",
     )
     return _with_parallel(module, context)
 
