@@ -147,6 +147,7 @@ def helper_sources(helpers: list[Helper], library: Collection[str] = ()) -> list
     unique = {helper.function: helper for helper in helpers}
     names = sorted({*library, *(name for helper in helpers for name in helper.library)})
     functions = vecmath.sources(names)
+    intrinsics = vecmath.intrinsics_import(names)
     if functions:
         functions[0] = (
             f"# Vector math: adapted from SLEEF (see {vecmath.LICENCE_FILE} in the package).\n{functions[0]}"
@@ -158,6 +159,7 @@ def helper_sources(helpers: list[Helper], library: Collection[str] = ()) -> list
     )
     return (
         imports
+        + intrinsics
         + functions
         + [
             render(f"ops/scalar/{h.template}.py.j2", **h.render_context()).rstrip()

@@ -72,14 +72,30 @@ def range_check(fn: str, dtype: str) -> str | None:
     return name if name in library() else None
 
 
+def _closure(names: Iterable[str]) -> list[str]:
+    """``names`` and every library function they use, each once, callees first."""
+    functions = library()
+    return callees_first(
+        names, lambda name: sorted(u for u in functions[name].uses if u in functions and u != name)
+    )
+
+
 def sources(names: Iterable[str]) -> list[str]:
     """The sources of ``names`` and of every library function they use, each once, callees
     first (numba resolves globals when it compiles, but a reader reads top down)."""
+    return [library()[name].source for name in _closure(names)]
+
+
+#: What the library's functions take from ``aotbuild.compile.intrinsics`` (``fma`` where the
+#: target has it): a module holding one must import them.
+INTRINSICS = ("fma", "has_fma")
+
+
+def intrinsics_import(names: Iterable[str]) -> list[str]:
+    """The import line the library functions ``names`` and those they use need, if any."""
     functions = library()
-    ordered = callees_first(
-        names, lambda name: sorted(u for u in functions[name].uses if u in functions and u != name)
-    )
-    return [functions[name].source for name in ordered]
+    used = sorted({n for name in _closure(names) for n in functions[name].uses if n in INTRINSICS})
+    return [f"from aotbuild.compile.intrinsics import {', '.join(used)}"] if used else []
 
 
 def licence_text() -> str:

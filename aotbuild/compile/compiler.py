@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import CompileError
 from ..types import Signature
-from .target import Target
+from .target import Target, required_features
 
 #: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
 SOURCE_DIRECTIVE = re.compile(r"^# aotbuild: source (?P<file>\S+):(?P<line>\d+)\s*$", re.M)
@@ -194,6 +194,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
 
     from .adapter import ADAPTER_SUFFIX, emit_adapter
     from .exceptions import portable_exception_data
+    from .intrinsics import native_fma
     from .numba_types import omitted_defaults, signature_to_numba
     from .overloads import register as register_overloads
 
@@ -205,7 +206,8 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     argtypes, restype = signature_to_numba(request.signature)
     argtypes += omitted_defaults(function, len(argtypes))
 
-    with global_compiler_lock, portable_exception_data():
+    target_fma = "FMA3" in required_features(request.target)  # the vector math's exact products
+    with global_compiler_lock, portable_exception_data(), native_fma(target_fma):
         context = cpu_target.target_context.with_aot_codegen(request.symbol, cpu_name=request.target.cpu)
         context.make_constant_array = partial(_constant_array_in_object, context)
         own_name = f"{module.__name__}.{function.__qualname__}"

@@ -22,10 +22,17 @@ They are part of the code generator, not of any module's text, so a change here 
   three allocations whose runtime poisons each block as it frees it, took 200 ns a call).
 * :func:`thread_count` — how many threads a ``prange`` loop would run on, for splitting work
   into one share per thread where the split changes no result.
+* :func:`has_fma`, :func:`fma` — whether the CPU target being compiled for has fused
+  multiply-add, and the fused multiply-add itself. The vector math computes the exact error of a
+  product with one FMA where the target has it, and with Dekker's split (eight operations)
+  elsewhere: the same error, so the same bits. The generated modules do not depend on the
+  target; :func:`native_fma` tells ``has_fma`` which one is being compiled for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from llvmlite import ir
@@ -206,3 +213,46 @@ def thread_count(typingctx: Any) -> Any:
         return builder.call(function, [])
 
     return nbtypes.intp(), codegen
+
+
+_TARGET_HAS_FMA = [False]
+
+
+@contextmanager
+def native_fma(available: bool) -> Iterator[None]:
+    """Code compiled within has ``has_fma()`` equal to ``available`` (False outside: numba's own
+    JIT, as the tests use it, takes the path every CPU can run)."""
+    before = _TARGET_HAS_FMA[0]
+    _TARGET_HAS_FMA[0] = available
+    try:
+        yield
+    finally:
+        _TARGET_HAS_FMA[0] = before
+
+
+@intrinsic
+def has_fma(typingctx: Any) -> Any:
+    """Whether the CPU target being compiled for has fused multiply-add (see :func:`native_fma`):
+    a constant LLVM folds, so ``if has_fma():`` leaves one branch in the machine code."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return context.get_constant(nbtypes.boolean, _TARGET_HAS_FMA[0])
+
+    return nbtypes.boolean(), codegen
+
+
+@intrinsic
+def fma(typingctx: Any, x: Any, y: Any, z: Any) -> Any:
+    """``x * y + z`` rounded once (LLVM's ``llvm.fma``): one instruction on a target with FMA, a
+    call of the C library's ``fma`` elsewhere, so only for code behind ``if has_fma():``."""
+    if not (isinstance(x, nbtypes.Float) and x == y == z):
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        value = context.get_value_type(signature.args[0])
+        suffix = "f64" if value == ir.DoubleType() else "f32"
+        function_type = ir.FunctionType(value, [value, value, value])
+        function = cgutils.get_or_insert_function(builder.module, function_type, f"llvm.fma.{suffix}")
+        return builder.call(function, args)
+
+    return x(x, y, z), codegen

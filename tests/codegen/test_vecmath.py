@@ -3,8 +3,9 @@ generated modules instead of per-element libm calls.
 
 Checks the template rules (self-sufficient sources, decorators), the accuracy contract
 against a long double reference on a sample of each function's domain, NumPy's results on
-special values, the trig range guards, and the same bounds on the 'generic' CPU (no FMA)
-in a subprocess started at the beginning so it runs beside the in-process tests.
+special values, the trig range guards, and the same bounds on the 'generic' CPU (no FMA:
+Dekker's exact products) in a subprocess started at the beginning so it runs beside the
+in-process tests (which take the FMA path where this machine has FMA, as its packages do).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import sys
 import numpy as np
 import pytest
 
+from aotbuild.codegen.vecmath import INTRINSICS
+from aotbuild.compile.intrinsics import native_fma
+from aotbuild.compile.target import required_features, resolve_target
 from tests.codegen import vecmath_support as vs
 
 N = 40_000
@@ -41,9 +45,44 @@ def generic_cpu_run():
         proc.wait()
 
 
+#: Whether this machine has FMA: packages built for it take the library's FMA path, as the
+#: in-process measurements here do (the generic subprocess takes the path without).
+HOST_FMA = "FMA3" in required_features(resolve_target("host"))
+
+
 @pytest.fixture(scope="module")
 def ns():
-    return vs.load_vecmath()
+    with native_fma(HOST_FMA):  # numba compiles each loop at its first call, within
+        yield vs.load_vecmath()
+
+
+def test_exact_products_are_the_same_with_and_without_fma():
+    """_dd_mul_d_d's error term by one FMA equals Dekker's split wherever that is exact (the
+    product normal and its error above the subnormal range), so the two paths give the same bits."""
+    import numba
+
+    rng = np.random.default_rng(7)
+    n = 100_000
+    a, b = (rng.integers(0, 2**63, n, dtype=np.uint64).view(np.float64) for _ in range(2))
+    a, b = np.where(np.isfinite(a), a, 1.5), np.where(np.isfinite(b), b, -0.75)
+    results = []
+    for available in (False, True):
+        with native_fma(available):
+            product = vs.load_vecmath()["_dd_mul_d_d"]
+
+            @numba.njit
+            def run(x, y, hi, lo):
+                for i in range(x.shape[0]):
+                    hi[i], lo[i] = product(x[i], y[i])  # noqa: B023 (compiled and called here)
+
+            hi, lo = np.empty(n), np.empty(n)
+            run(a, b, hi, lo)
+        results.append((hi, lo))
+    with np.errstate(all="ignore"):
+        exact = np.isfinite(a * b) & (np.abs(a * b) > 2.0**-960)
+    assert exact.sum() > n // 3
+    for split, fused in zip(*results, strict=True):
+        np.testing.assert_array_equal(split[exact], fused[exact])
 
 
 def test_sources_follow_the_template_rules():
@@ -51,7 +90,7 @@ def test_sources_follow_the_template_rules():
     np, builtins and other vecmath functions; names are unique; every public function
     and range guard exists."""
     defs = vs.defined_functions()
-    allowed = set(defs) | {"np"} | set(dir(builtins))
+    allowed = set(defs) | {"np"} | set(dir(builtins)) | set(INTRINSICS)
     for name, (_fname, node) in defs.items():
         (dec,) = node.decorator_list
         text = ast.unparse(dec)
