@@ -138,6 +138,11 @@ def best(function, *args, number):
     return min(timeit.repeat(lambda: function(*args), number=number, repeat=7)) / number
 
 x = np.random.default_rng(1).normal(size=173)
+for peer in (radon_ext.radon_logp_and_grad, radon_ext.radon_grad, numba_models.radon_logp_and_grad):
+    value, gradient = peer(x)
+    want_value, want_gradient = radon.logp_and_grad(x)
+    np.testing.assert_allclose(value, want_value, rtol=1e-12)
+    np.testing.assert_allclose(gradient, want_gradient, rtol=1e-9, atol=1e-9)
 weights = mlp.make_weights(0)
 batch = np.random.default_rng(2).normal(size=(32, 16)).astype(np.float32)
 stack = np.random.default_rng(3).random((3, 256, 256), dtype=np.float32)
@@ -149,10 +154,12 @@ results = {{
     "radon logp and gradient": {{
         "aotbuild": best(radon_ext.radon_logp_and_grad, x, number=2000),
         "NumPy": best(radon.logp_and_grad, x, number=200),
+        "numba njit": best(numba_models.radon_logp_and_grad, x, number=2000),
     }},
     "radon logp and gradient, grad = [\\"x\\"]": {{
         "aotbuild": best(radon_ext.radon_grad, x, number=2000),
         "NumPy": best(radon.logp_and_grad, x, number=200),
+        "numba njit": best(numba_models.radon_logp_and_grad, x, number=2000),
     }},
     "mlp, batch of 32 (float32)": {{
         "aotbuild": best(example_ext.mlp, batch, *weights, number=2000),
@@ -247,7 +254,9 @@ def table(builds: dict, first: dict, calls: dict) -> str:
         "PyTensor's numba backend calls the radon logp+gradient in 7.5–8 µs (RADON.md; its C backend",
         "22 µs, a hand-written NumPy version ~87 µs). numba's JIT does not compile the radon functions",
         "as written (plain Python helpers, a dataclass of options) nor the image pipeline",
-        "(`mean(axis=(1, 2), keepdims=True)`): those rows have no njit figure.",
+        "(`mean(axis=(1, 2), keepdims=True)`). The radon gradient rows' njit figure is the model",
+        "rewritten by hand as one numba function of loops (`bench/numba_models.py`: one pass over the",
+        "observations, forward and backward together), checked against NumPy first.",
         "aotbuild compiles each Op once and calls it from the graph's entry; elementwise chains, the",
         "gathers by constant indices that feed them and the reductions that end them are fused into one Op.",
         "The `grad` row differentiates `radon:logp` by reverse mode over its graph (docs/gradients.md);",
