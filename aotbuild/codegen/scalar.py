@@ -112,8 +112,13 @@ def scalar_expression(
     elif fn == "power" and kind == "f" and scalar_inputs[1]:
         general = vector or "np.power"
         suffix = "_exact" if exact and vector_function(fn, dtype.name) else ""
+        integer = None if exact else vector_function("power_integer", dtype.name)
         helper = Helper(
-            "power_scalar_exponent", dtype.name, (("general", general),), (vector,) if vector else (), suffix
+            "power_scalar_exponent",
+            dtype.name,
+            (("general", general), ("integer", integer)),
+            tuple(f for f in (vector, integer) if f),
+            suffix,
         )
     elif fn in ("left_shift", "right_shift") and kind in "iu":
         # Shifting by the bit width or more is undefined in LLVM; NumPy defines it.

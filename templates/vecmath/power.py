@@ -77,3 +77,32 @@ def power_float32(x, y):
     ylogx = log_float64(abs(dx)) * dy
     r = exp_float64(ylogx)
     return np.float32(_pow_special(dx, dy, r))
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def power_integer_float64(x, n):
+    """x**n for an integer 2 <= n <= 8 (NumPy computes ``x ** 3`` with ``pow``): x multiplied in
+    n - 1 times as a double-double (each step exact to a relative 2**-100), rounded once, so
+    within half an ulp and a hair; a constant n unrolls the loop. Below 2**-100, x is scaled by
+    2**100 first and the result by 2**(-100 n) last (one rounding, into the subnormals), so
+    that the low parts stay normal, hence exact. Zeros keep their sign, infinities and
+    overflow are the product's."""
+    small = abs(x) < 7.888609052210118e-31
+    y = x * 1.2676506002282294e30 if small else x
+    ph = y
+    pl = 0.0
+    for _ in range(n - 1):
+        ph, pl = _dd_mul_dd_d(ph, pl, y)
+    r = ph if (pl == 0.0) | (abs(ph) == np.inf) | (ph != ph) else ph + pl
+    return r * _f64_from_bits(np.int64(1023 - 100 * n) << 52) if small else r
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def power_integer_float32(x, n):
+    """float32 x**n for an integer 2 <= n <= 8: the product in float64 (each step rounded to a
+    relative 2**-53) rounded once to float32, within half an ulp and a hair."""
+    dx = np.float64(x)
+    p = dx
+    for _ in range(n - 1):
+        p = p * dx
+    return np.float32(p)

@@ -124,6 +124,46 @@ def test_accuracy_and_special_values(ns, fn, dtype):
     assert r["max_ulp"] <= bound, r
 
 
+@pytest.mark.parametrize("fma", [False, True], ids=["split", "fma"])
+@pytest.mark.parametrize("dtype", vs.DTYPES)
+def test_integer_powers(dtype, fma):
+    """x ** n for n = 3 .. 8 (a scalar exponent's fast path): within the power's bound over
+    random bits, every binade where the result neither overflows nor underflows, and the special
+    values, which are NumPy's; within half an ulp and a hair away from the subnormals."""
+    import numba
+
+    power = vs.load_vecmath()[f"power_integer_{dtype}"]
+
+    @numba.njit
+    def run(x, n, out):
+        for i in range(x.shape[0]):
+            out[i] = power(x[i], n)
+
+    rng = np.random.default_rng(3)
+    top = np.log(float(np.finfo(dtype).max))
+    for n in range(3, 9):
+        bound = np.exp(top / n) * 0.999
+        x = np.concatenate(
+            [
+                vs.random_bits(rng, 20_000, dtype),
+                vs.log_uniform(rng, 1 / bound, bound, 20_000, dtype, signs=(1, -1)),
+                vs.special_values(dtype),
+            ]
+        )
+        got = np.empty_like(x)
+        with native_fma(fma):  # numba compiles run (for this n's type) at its first call
+            run(x, n, got)
+        with np.errstate(all="ignore"):
+            want = np.power(x, np.dtype(dtype).type(n))
+        ref = vs.reference("power", x, np.full_like(x, n))
+        errors = vs.ulp_errors(got, ref, dtype)
+        assert errors.max() <= vs.DOCUMENTED_BOUND["power", dtype], (n, x[errors.argmax()], errors.max())
+        assert not vs.special_disagreements(got, want, ref, dtype).any(), n
+        # the double-double's low part stays normal (exact) above ~2**-969
+        normal = np.isfinite(ref) & (np.abs(ref) > (2.0**-960 if dtype == "float64" else 2.0**-120))
+        assert errors[normal].max() <= 0.501, (n, x[normal][errors[normal].argmax()], errors[normal].max())
+
+
 SPECIAL_CASES = [
     ("exp", (-np.inf,)), ("exp", (np.inf,)), ("exp", (800.0,)), ("exp", (-800.0,)),
     ("log", (-1.0,)), ("log", (0.0,)), ("log", (-0.0,)), ("log", (np.inf,)), ("log", (1.0,)),

@@ -61,6 +61,8 @@ def operators(x, y):
         x**1,
         x**0,
         2.0**x,
+        x**3,
+        x**8,
     )
 
 
