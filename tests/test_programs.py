@@ -49,6 +49,7 @@ GRAPHS = {
     "layers": ("layers", (f64(2, 4), np.eye(4), f64(4), np.eye(4), f64(4), np.eye(4), f64(4))),
     "float32_linalg": ("float32_linalg", (np.eye(3, dtype=np.float32), np.ones(3, np.float32))),
     "views": ("views", (f64(3, 2), f64(4, 5))),
+    "bias_tanh": ("bias_tanh", (f64(3, 4), f64(4))),
 }
 
 
@@ -233,6 +234,23 @@ def test_index_errors_are_numpys(package) -> None:
         package.indexing(x, 0, np.array([3]))
     with pytest.raises(ValueError):
         package.movement(np.ones((2, 3)), np.ones((3, 3)))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "one", "empty"])
+def test_vector_math_over_1d_inputs_of_any_layout(package, layout) -> None:
+    rng = np.random.default_rng(4)
+    wide = rng.normal(size=10)
+    b = {
+        "contiguous": wide[:5],
+        "strided": wide[::2],
+        "reversed": wide[4::-1],
+        "one": wide[3:4],
+        "empty": wide[:0],
+    }[layout]
+    x = rng.normal(size=(3, 5 if b.shape[0] else 0))
+    before = wide.copy()
+    check(package.bias_tanh(x, b), numpy_results(programs.bias_tanh, x, b), rtol=1e-12)
+    np.testing.assert_array_equal(wide, before)  # the strided input is copied, never written
 
 
 def test_subgraph_called_three_times_is_one_symbol(built, package) -> None:

@@ -247,6 +247,21 @@ def _loop_module(
     # The direct loop stays: over views, whose strides LLVM cannot see, exp ran 5x slower.
     heavy = bool(code(plan.direct_reads, False).library) and ndim > 0
     views, view_reads = plan.broadcast_views() if heavy and plan.steps else ([], [])
+    # LLVM versions a short loop on a unit stride by itself, but not one with vector math in it:
+    # there a 1-d input of any layout is read as C-contiguous (a copy where it is not).
+    gathered = node.op.gathered if isinstance(node.op, Fused) else frozenset()
+    retyped = [
+        slot.name
+        for k, (slot, item) in enumerate(zip(slots, node.inputs, strict=True))
+        if heavy
+        and isinstance(slot.type, Array)
+        and slot.ndim == 1
+        and slot.type.layout == "A"
+        and not slot.type.readonly
+        and not slot.is_constant
+        and k not in gathered
+        and item is not inplace
+    ]
 
     def nests(replaced: dict[int, str], exact: bool = False) -> list[dict[str, object]]:
         """The loop nests computing the result, each with the run-time condition it needs (the
@@ -300,6 +315,7 @@ def _loop_module(
         # A 1-d loop reading inputs at gathered indices: computed in blocks on the stack, which
         # LLVM vectorises (see the template); a parallel one splits as before.
         blocked=bool(bounds) and ndim == 1 and not parallel,
+        retyped=retyped,
     )
     if parallel and ndim > 0:
         module = with_parallel_loops(module)
