@@ -4,7 +4,8 @@ Measures every public function-dtype over its whole domain (random bit patterns,
 log-uniform over every binade of both signs, uniform over the interesting ranges, special
 values and edges; see tests/codegen/vecmath_support.py) against a long double reference,
 compiled for the host CPU (FMA: the exact products' path a package built for it takes) in this
-process and for NUMBA_CPU_NAME=generic (SSE2, no FMA: Dekker's split) in a subprocess, and prints a markdown table. Then times each function against
+process and for NUMBA_CPU_NAME=generic (SSE2, no FMA: Dekker's split) in a subprocess, and
+prints a markdown table. Then times each function against
 NumPy's ufunc on 1e5 elements (numba JIT loops, interleaved rounds, best of 5).
 
     python bench/vecmath_accuracy.py                 # 2M points per function-dtype; writes BENCHMARKS.md
@@ -30,7 +31,7 @@ sys.path.insert(0, str(REPO))
 from common import measured_by, write_section  # noqa: E402
 
 from aotbuild.compile.intrinsics import native_fma  # noqa: E402
-from aotbuild.compile.target import required_features, resolve_target  # noqa: E402
+from aotbuild.compile.target import resolve_target, target_has_fma  # noqa: E402
 from tests.codegen import vecmath_support as vs  # noqa: E402
 
 SPEED_INPUT = {
@@ -102,7 +103,7 @@ def main() -> None:
         return
     # The host's loops take the FMA path where this CPU has FMA, as a package built for it does;
     # the generic worker's take Dekker's split.
-    with native_fma("FMA3" in required_features(resolve_target("host"))):
+    with native_fma(target_has_fma(resolve_target("host"))):
         report(a, ns, functions, dtypes)
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import CompileError
 from ..types import Signature
-from .target import Target, required_features
+from .target import Target, target_has_fma
 
 #: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
 SOURCE_DIRECTIVE = re.compile(r"^# aotbuild: source (?P<file>\S+):(?P<line>\d+)\s*$", re.M)
@@ -206,8 +206,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     argtypes, restype = signature_to_numba(request.signature)
     argtypes += omitted_defaults(function, len(argtypes))
 
-    target_fma = "FMA3" in required_features(request.target)  # the vector math's exact products
-    with global_compiler_lock, portable_exception_data(), native_fma(target_fma):
+    with global_compiler_lock, portable_exception_data(), native_fma(target_has_fma(request.target)):
         context = cpu_target.target_context.with_aot_codegen(request.symbol, cpu_name=request.target.cpu)
         context.make_constant_array = partial(_constant_array_in_object, context)
         own_name = f"{module.__name__}.{function.__qualname__}"

@@ -102,3 +102,9 @@ def required_features(target: Target) -> tuple[str, ...]:
         enabled = {flag[1:] for flag in target.features.split(",") if flag.startswith("+")}
         return tuple(sorted(_NUMPY_NAMES[name] for name in enabled if name in _NUMPY_NAMES))
     return tuple(sorted(LEVEL_FEATURES.get(target.name, ())))
+
+
+def target_has_fma(target: Target) -> bool:
+    """Whether code built for ``target`` may use fused multiply-add (the vector math's exact
+    products take one FMA there: aotbuild/compile/intrinsics.py)."""
+    return "FMA3" in required_features(target)

@@ -22,7 +22,7 @@ import pytest
 
 from aotbuild.codegen.vecmath import INTRINSICS
 from aotbuild.compile.intrinsics import native_fma
-from aotbuild.compile.target import required_features, resolve_target
+from aotbuild.compile.target import resolve_target, target_has_fma
 from tests.codegen import vecmath_support as vs
 
 N = 40_000
@@ -47,7 +47,7 @@ def generic_cpu_run():
 
 #: Whether this machine has FMA: packages built for it take the library's FMA path, as the
 #: in-process measurements here do (the generic subprocess takes the path without).
-HOST_FMA = "FMA3" in required_features(resolve_target("host"))
+HOST_FMA = target_has_fma(resolve_target("host"))
 
 
 @pytest.fixture(scope="module")
