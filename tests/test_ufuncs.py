@@ -169,7 +169,7 @@ def test_operators_and_python_scalars(package, dtype: str) -> None:
 
 def test_power_special_values_follow_numpy(package) -> None:
     x = np.array([-0.0, -np.inf, 4.0, -1.0, 0.0, np.inf, np.nan])
-    (*_, square, root, inverse, one, zero, two_to, cube, eighth) = package.operators_float64(
+    (*_, square, root, inverse, one, zero, two_to, cube, eighth, inverse_cube) = package.operators_float64(
         np.broadcast_to(x, (1, 7)).copy(), np.ones(7)
     )
     with np.errstate(all="ignore"):
@@ -177,17 +177,20 @@ def test_power_special_values_follow_numpy(package) -> None:
     np.testing.assert_array_equal(np.signbit(root[0]), np.signbit(expected_root))
     np.testing.assert_array_equal(root[0], expected_root)  # -0.0 -> -0.0 and -inf -> nan, as sqrt
     assert np.signbit(root[0][0]) and np.isnan(root[0][1])
-    for power, got in ((3, cube[0]), (8, eighth[0])):  # products of x, rounded once
-        np.testing.assert_array_equal(got, x**power)
-        np.testing.assert_array_equal(np.signbit(got), np.signbit(x**power))
+    for power, got in ((3, cube[0]), (8, eighth[0]), (-3, inverse_cube[0])):  # products of x, rounded once
+        with np.errstate(divide="ignore"):
+            want = x**power
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
 def test_integer_powers_are_numpys_to_within_half_an_ulp(package) -> None:
-    """x ** 3 .. x ** 8 are products kept exact to 2**-100 and rounded once: NumPy's pow rounds
-    correctly too, so the results are NumPy's but for rare near-ties, one ulp away."""
+    """x ** 3 .. x ** 8 (and x ** -8 .. x ** -2) are products kept exact to 2**-100 and rounded
+    once: NumPy's pow rounds correctly too, so the results are NumPy's but for rare near-ties,
+    one ulp away."""
     x = np.random.default_rng(5).uniform(-30.0, 30.0, (1, 20000))
-    (*_, cube, eighth) = package.operators_float64(x, np.ones(20000))
-    for power, got in ((3, cube), (8, eighth)):
+    (*_, cube, eighth, inverse_cube) = package.operators_float64(x, np.ones(20000))
+    for power, got in ((3, cube), (8, eighth), (-3, inverse_cube)):
         want = x**power
         assert np.mean(got == want) > 0.999
         assert np.max(np.abs(got.view(np.int64) - want.view(np.int64))) <= 1

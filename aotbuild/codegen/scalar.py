@@ -113,11 +113,12 @@ def scalar_expression(
         general = vector or "np.power"
         suffix = "_exact" if exact and vector_function(fn, dtype.name) else ""
         integer = None if exact else vector_function("power_integer", dtype.name)
+        negative = None if exact else vector_function("power_negative_integer", dtype.name)
         helper = Helper(
             "power_scalar_exponent",
             dtype.name,
-            (("general", general), ("integer", integer)),
-            tuple(f for f in (vector, integer) if f),
+            (("general", general), ("integer", integer), ("negative", negative)),
+            tuple(f for f in (vector, integer, negative) if f),
             suffix,
         )
     elif fn in ("left_shift", "right_shift") and kind in "iu":

@@ -106,3 +106,36 @@ def power_integer_float32(x, n):
     for _ in range(n - 1):
         p = p * dx
     return np.float32(p)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def power_negative_integer_float64(x, n):
+    """x**-n for an integer 2 <= n <= 8: x**n as in :func:`power_integer_float64`, its
+    reciprocal, and one correction by the reciprocal's exact residual, so within half an ulp and
+    a hair. Below 2**-100 and above 2**100, x is scaled first and the result last (one rounding,
+    into the subnormals or to inf). Zeros give infinities and infinities zeros, signed as NumPy's."""
+    ax = abs(x)
+    small = ax < 7.888609052210118e-31
+    big = ax > 1.2676506002282294e30
+    y = x * 1.2676506002282294e30 if small else (x * 7.888609052210118e-31 if big else x)
+    ph = y
+    pl = 0.0
+    for _ in range(n - 1):
+        ph, pl = _dd_mul_dd_d(ph, pl, y)
+    q = 1.0 / ph
+    eh, el = _dd_mul_d_d(ph, q)
+    r = q + q * (((1.0 - eh) - el) - pl * q)  # 1 - eh is exact: eh is within an ulp of 1
+    r = q if (q == 0.0) | (abs(q) == np.inf) | (q != q) else r
+    scale = 100 * n if small else (-100 * n if big else 0)
+    return r * _f64_from_bits(np.int64(1023 + scale) << 52)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def power_negative_integer_float32(x, n):
+    """float32 x**-n for an integer 2 <= n <= 8: the power and its reciprocal in float64 (a few
+    float64 roundings) rounded once to float32, within half an ulp and a hair."""
+    dx = np.float64(x)
+    p = dx
+    for _ in range(n - 1):
+        p = p * dx
+    return np.float32(1.0 / p)

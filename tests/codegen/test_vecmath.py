@@ -127,22 +127,23 @@ def test_accuracy_and_special_values(ns, fn, dtype):
 @pytest.mark.parametrize("fma", [False, True], ids=["split", "fma"])
 @pytest.mark.parametrize("dtype", vs.DTYPES)
 def test_integer_powers(dtype, fma):
-    """x ** n for n = 3 .. 8 (a scalar exponent's fast path): within the power's bound over
+    """x ** n for n = 3 .. 8 and -8 .. -2 (a scalar exponent's fast path): within the power's bound over
     random bits, every binade where the result neither overflows nor underflows, and the special
     values, which are NumPy's; within half an ulp and a hair away from the subnormals."""
     import numba
 
-    power = vs.load_vecmath()[f"power_integer_{dtype}"]
+    library = vs.load_vecmath()
+    positive, negative = library[f"power_integer_{dtype}"], library[f"power_negative_integer_{dtype}"]
 
     @numba.njit
     def run(x, n, out):
         for i in range(x.shape[0]):
-            out[i] = power(x[i], n)
+            out[i] = positive(x[i], n) if n > 0 else negative(x[i], -n)
 
     rng = np.random.default_rng(3)
     top = np.log(float(np.finfo(dtype).max))
-    for n in range(3, 9):
-        bound = np.exp(top / n) * 0.999
+    for n in [*range(3, 9), *range(-8, -1)]:
+        bound = np.exp(top / abs(n)) * 0.999
         x = np.concatenate(
             [
                 vs.random_bits(rng, 20_000, dtype),
