@@ -80,6 +80,17 @@ def power_float32(x, y):
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _dd_power(y, n):
+    """y**n as a double-double: y multiplied in n - 1 times, each step exact to a relative
+    2**-100 while the low parts stay normal (a constant n unrolls the loop)."""
+    ph = y
+    pl = 0.0
+    for _ in range(n - 1):
+        ph, pl = _dd_mul_dd_d(ph, pl, y)
+    return ph, pl
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def power_integer_float64(x, n):
     """x**n for an integer 2 <= n <= 8 (NumPy computes ``x ** 3`` with ``pow``): x multiplied in
     n - 1 times as a double-double (each step exact to a relative 2**-100), rounded once, so
@@ -89,10 +100,7 @@ def power_integer_float64(x, n):
     overflow are the product's."""
     small = abs(x) < 7.888609052210118e-31
     y = x * 1.2676506002282294e30 if small else x
-    ph = y
-    pl = 0.0
-    for _ in range(n - 1):
-        ph, pl = _dd_mul_dd_d(ph, pl, y)
+    ph, pl = _dd_power(y, n)
     r = ph if (pl == 0.0) | (abs(ph) == np.inf) | (ph != ph) else ph + pl
     return r * _f64_from_bits(np.int64(1023 - 100 * n) << 52) if small else r
 
@@ -118,10 +126,7 @@ def power_negative_integer_float64(x, n):
     small = ax < 7.888609052210118e-31
     big = ax > 1.2676506002282294e30
     y = x * 1.2676506002282294e30 if small else (x * 7.888609052210118e-31 if big else x)
-    ph = y
-    pl = 0.0
-    for _ in range(n - 1):
-        ph, pl = _dd_mul_dd_d(ph, pl, y)
+    ph, pl = _dd_power(y, n)
     q = 1.0 / ph
     eh, el = _dd_mul_d_d(ph, q)
     r = q + q * (((1.0 - eh) - el) - pl * q)  # 1 - eh is exact: eh is within an ulp of 1
