@@ -172,6 +172,18 @@ def measured_commit() -> str:
     return head.stdout.strip() if head.returncode == 0 else "an unknown commit"
 
 
+def cpu_model() -> str:
+    """The CPU's name as /proc/cpuinfo gives it (tables measured on different machines sit side by
+    side in BENCHMARKS.md; the machine under this workplace's sessions has changed)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def measured_by(script: str) -> str:
     """The line saying which script measured a table, when, at which commit, and on what."""
     import llvmlite
@@ -180,7 +192,7 @@ def measured_by(script: str) -> str:
 
     return (
         f"Measured by `python bench/{script}` at {measured_commit()} on {time.strftime('%Y-%m-%d')}: "
-        f"{platform.machine()}, "
+        f"{platform.machine()} ({cpu_model()}), "
         f"{os.cpu_count()} cores, Python {platform.python_version()}, numba {numba.__version__}, "
         f"llvmlite {llvmlite.__version__}, NumPy {numpy.__version__}. Shared, noisy machine: compare ratios."
     )
