@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 from common import measured_by, write_section  # noqa: E402
 
 from aotbuild.compile.intrinsics import native_fma  # noqa: E402
-from aotbuild.compile.target import resolve_target, target_has_fma  # noqa: E402
+from aotbuild.compile.target import llvm_tuning, resolve_target, target_has_fma  # noqa: E402
 from tests.codegen import vecmath_support as vs  # noqa: E402
 
 SPEED_INPUT = {
@@ -85,6 +85,17 @@ def speed(ns, functions, dtypes, size=100_000, rounds=5):
     return rows
 
 
+def wide_like_packages() -> None:
+    """This process's JIT loops at the vector width a host package compiles vector math with
+    (512 bits on AVX-512 CPUs, where LLVM's own tuning keeps 256: ``llvm_tuning``)."""
+    from numba.core import config
+
+    host = resolve_target("host")
+    tuning = llvm_tuning(host, wide_vectors=True)
+    if tuning:
+        config.CPU_FEATURES = f"{host.features},{tuning}"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=int, default=2_000_000, help="points per function-dtype")
@@ -97,6 +108,8 @@ def main() -> None:
     a = p.parse_args()
     functions, dtypes = a.functions.split(","), a.dtypes.split(",")
     warnings.simplefilter("ignore")
+    if not a.worker:
+        wide_like_packages()
     ns = vs.load_vecmath()  # one namespace: the accuracy and speed loops are compiled once
     if a.worker:
         print(json.dumps(measure(ns, functions, dtypes, a.n, a.seed)))

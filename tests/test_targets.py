@@ -175,3 +175,39 @@ def test_the_loader_picks_the_best_target_the_cpu_runs(multi: BuildResult) -> No
     assert picked(multi, target="x86-64-v4") == (
         "ImportError: multi_ext: AOTBUILD_TARGET='x86-64-v4' is not one of its targets (x86-64-v3, generic)"
     )
+
+
+WIDE = GRAPHS.replace('name = "targets_ext"', 'name = "wide_ext"\ntarget = "x86-64-v4"') + """
+[graphs.scaled_exp]
+function = "model:scaled_exp"
+signature = "float64[::1](float64, float64[::1])"
+"""
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    model = MODEL + "\n\ndef scaled_exp(a, x):\n    return a * np.exp(x)\n"
+    project = write_project(tmp_path_factory.mktemp("wide"), WIDE, {"model.py": model})
+    return build(project, out_dir=str(project.parent / "out"), progress=Progress(quiet=True))
+
+
+def vector_registers(native: Path, symbol: str) -> set[str]:
+    """The vector register widths (``x``, ``y``, ``z``: 128, 256, 512 bits) that ``symbol``'s code
+    in ``native`` names."""
+    listing = subprocess.run(
+        ["objdump", "-d", f"--disassemble={symbol}", str(native)], capture_output=True, text=True, check=True
+    ).stdout
+    assert f"<{symbol}>:" in listing, f"{symbol} is not in {native.name}'s symbol table"
+    return set(re.findall(r"%([xyz])mm\d+", listing))
+
+
+def test_vector_math_runs_512_bits_wide_on_avx512_targets_other_loops_256(wide: BuildResult) -> None:
+    """LLVM's tuning for AVX-512 keeps 256-bit vectors; the Ops with vector math, compute-bound,
+    are compiled for 512 (as NumPy's loops are there), the rest as LLVM tunes them."""
+    ops = json.loads((wide.package_dir / "manifest.json").read_text())["ops"]
+    wide_ops = {symbol for symbol, op in ops.items() if op["flags"]["wide_vectors"]}
+    (exp,) = [symbol for symbol, op in ops.items() if op["kind"] == "op" and "exp" in op["title"]]
+    (sqrt,) = [symbol for symbol, op in ops.items() if op["kind"] == "op" and "sqrt" in op["title"]]
+    assert wide_ops == {exp}
+    assert "z" in vector_registers(wide.native, exp)
+    assert "y" in vector_registers(wide.native, sqrt) and "z" not in vector_registers(wide.native, sqrt)

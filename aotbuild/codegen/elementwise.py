@@ -149,9 +149,7 @@ def helper_sources(helpers: list[Helper], library: Collection[str] = ()) -> list
     functions = vecmath.sources(names)
     intrinsics = vecmath.intrinsics_import(names)
     if functions:
-        functions[0] = (
-            f"# Vector math: adapted from SLEEF (see {vecmath.LICENCE_FILE} in the package).\n{functions[0]}"
-        )
+        functions[0] = f"{vecmath.HEADING}\n{functions[0]}"
     imports = (
         ["from aotbuild.compile.external import cython_export"]
         if any(h.template == "cython_special" for h in helpers)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from ..compile.compiler import CompileFlags
 from ..graph import Node
 from ..types import CythonExport, Signature
+from . import vecmath
 from .slots import Slot, constants, parameters
 from .templates import render
 
@@ -102,6 +103,8 @@ def op_module(
     flags: CompileFlags,
     calls: tuple[str, ...] = (),
 ) -> OpModule:
+    if vecmath.used_in(text):
+        flags = replace(flags, wide_vectors=True)
     symbol = make_symbol(name, text, function, signature, flags)
     externals = cython_exports_in(text)
     return OpModule(symbol, kind, title, text, function, signature, flags, calls, externals)

@@ -27,6 +27,14 @@ from .templates import template_dir
 #: The licence of the code the library adapts, shipped with every package that compiles it in.
 LICENCE_FILE = "LICENSE.sleef"
 
+#: The comment above the library's functions in a generated module.
+HEADING = f"# Vector math: adapted from SLEEF (see {LICENCE_FILE} in the package)."
+
+
+def used_in(text: str) -> bool:
+    """Whether the generated module ``text`` carries functions of the library."""
+    return HEADING in text
+
 
 @dataclass(frozen=True)
 class LibraryFunction:

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import CompileError
 from ..types import Signature
-from .target import Target, target_has_fma
+from .target import Target, llvm_tuning, target_has_fma
 
 #: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
 SOURCE_DIRECTIVE = re.compile(r"^# aotbuild: source (?P<file>\S+):(?P<line>\d+)\s*$", re.M)
@@ -56,14 +56,19 @@ class CompileFlags:
     """With ``parallel``: only explicit ``prange`` loops run in parallel (traced Ops), none of
     numba's other transformations (array expressions, ``np.zeros``...)."""
 
+    wide_vectors: bool = False
+    """The Op's loops are compute-bound (vector math): 512-bit vectors on AVX-512 targets, where
+    LLVM's tuning would keep 256 (:func:`aotbuild.compile.target.llvm_tuning`)."""
+
     def __repr__(self) -> str:
-        """Part of symbols and cache keys: ``parallel`` only when set, so the symbols of
-        everything else stay those of builds before it existed."""
-        parallel = ", parallel=True" if self.parallel else ""
-        parallel += ", prange_only=True" if self.prange_only else ""
+        """Part of symbols and cache keys: ``parallel`` and ``wide_vectors`` only when set, so
+        the symbols of everything else stay those of builds before they existed."""
+        later = ", parallel=True" if self.parallel else ""
+        later += ", prange_only=True" if self.prange_only else ""
+        later += ", wide_vectors=True" if self.wide_vectors else ""
         return (
             f"CompileFlags(error_model={self.error_model!r}, fastmath={self.fastmath!r}, "
-            f"boundscheck={self.boundscheck!r}{parallel})"
+            f"boundscheck={self.boundscheck!r}{later})"
         )
 
     def numba_flags(self) -> Any:
@@ -183,6 +188,18 @@ def _compile_error(request: CompileRequest, exc: Exception) -> CompileError:
     return CompileError(condense(message), file, int(line))
 
 
+def _aot_codegen(name: str, cpu: str, tuning: str) -> Any:
+    """numba's AOT code generator for ``cpu``, with LLVM features ``tuning`` (numba's own passes
+    LLVM the CPU name alone: see :func:`aotbuild.compile.target.llvm_tuning`)."""
+    from numba.core.codegen import AOTCPUCodegen
+
+    class TunedAOTCodegen(AOTCPUCodegen):
+        def _customize_tm_features(self) -> str:
+            return tuning
+
+    return TunedAOTCodegen(name, cpu_name=cpu)
+
+
 def compile_request(request: CompileRequest) -> CompiledObject:
     """Compile ``request`` into an object file (see the module docstring)."""
     from numba.core import errors as nberrors
@@ -207,7 +224,9 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     argtypes += omitted_defaults(function, len(argtypes))
 
     with global_compiler_lock, portable_exception_data(), native_fma(target_has_fma(request.target)):
-        context = cpu_target.target_context.with_aot_codegen(request.symbol, cpu_name=request.target.cpu)
+        tuning = llvm_tuning(request.target, request.flags.wide_vectors)
+        codegen = _aot_codegen(request.symbol, request.target.cpu, tuning)
+        context = cpu_target.target_context.subtarget(_internal_codegen=codegen, aot_mode=True)
         context.make_constant_array = partial(_constant_array_in_object, context)
         own_name = f"{module.__name__}.{function.__qualname__}"
 

@@ -62,6 +62,7 @@ def build_manifest(
                 "error_model": module.flags.error_model,
                 "fastmath": module.flags.fastmath,
                 "boundscheck": module.flags.boundscheck,
+                "wide_vectors": module.flags.wide_vectors,
             },
         }
     return {

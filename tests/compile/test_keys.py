@@ -31,6 +31,7 @@ BASE = CompileRequest(
         pytest.param({"flags": CompileFlags(error_model="python")}, id="error-model"),
         pytest.param({"flags": CompileFlags(fastmath=True)}, id="fastmath"),
         pytest.param({"flags": CompileFlags(boundscheck=True)}, id="boundscheck"),
+        pytest.param({"flags": CompileFlags(wide_vectors=True)}, id="wide-vectors"),
         pytest.param({"adapter": True}, id="c-adapter"),
         pytest.param({"target": Target("host", "skylake", "")}, id="cpu"),
         pytest.param({"target": Target("generic", "generic", "+avx2")}, id="cpu-features"),
