@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.linalg._linalg import SlogdetResult
 
 from . import creation, linalg, movement
 from .indexing import take
@@ -18,6 +19,14 @@ from .operands import Operand, as_operand
 from .reductions import apply_reduction
 from .tracer import Tracer
 from .ufuncs import apply_where, copy, unsupported
+
+
+def slogdet(a: object) -> SlogdetResult:
+    """``np.linalg.slogdet``: NumPy's named pair ``(sign, logabsdet)``, both read from one
+    traced LAPACK call (``logabsdet`` real for a complex matrix, as NumPy's)."""
+    pair = Tracer(linalg.linalg_function("slogdet", a))
+    logabsdet = pair[1]
+    return SlogdetResult(pair[0], logabsdet.real if pair.dtype.kind == "c" else logabsdet)
 
 
 def _view(source: Any, result: Operand) -> Tracer:
@@ -152,6 +161,7 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.linalg.solve: lambda a, b: Tracer(linalg.linalg_function("solve", a, b)),
     np.linalg.inv: lambda a: Tracer(linalg.linalg_function("inv", a)),
     np.linalg.det: lambda a: Tracer(linalg.linalg_function("det", a)),
+    np.linalg.slogdet: lambda a: slogdet(a),
     np.linalg.cholesky: lambda a, upper=False: Tracer(linalg.linalg_function("cholesky", a)),
     np.linalg.norm: lambda *args, **kwargs: Tracer(linalg.norm(*args, **kwargs)),
 }

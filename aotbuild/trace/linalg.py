@@ -129,7 +129,9 @@ def _square(a: Operand, function: str) -> None:
 
 
 def linalg_function(function: str, a: object, b: object = None) -> Operand:
-    """``np.linalg.solve/inv/det/cholesky`` on one matrix (and a right-hand side for solve).
+    """``np.linalg.solve/inv/det/slogdet/cholesky`` on one matrix (and a right-hand side for
+    solve). ``slogdet`` gives its sign and log-magnitude as one array of two (one LU for both;
+    :func:`aotbuild.trace.functions.slogdet` takes them apart).
 
     Results are declared layout ``A``: numba's LAPACK wrappers return Fortran-ordered arrays.
     """
@@ -148,6 +150,8 @@ def linalg_function(function: str, a: object, b: object = None) -> Operand:
         code = "np.linalg.solve({0}, {1})"
     elif function == "det":
         shape, code = Scalar(work.name), "np.linalg.det({0})"
+    elif function == "slogdet":
+        shape, code = Array(work.name, 1, "C"), "np.array(np.linalg.slogdet({0}))"
     else:
         shape, code = Array(work.name, 2, "A"), f"np.linalg.{function}({{0}})"
     value = expression(f"linalg_{function}", code, shape, *inputs)

@@ -73,6 +73,8 @@ LINALG: dict[str, Callable[..., Contributions]] = {
     "linalg_cholesky": _cholesky,
     "linalg_inv": lambda g, out, a: (-(out.T @ g @ out.T),),
     "linalg_det": lambda g, out, a: (g * out * np.linalg.inv(a).T,),
+    # (sign, log|det A|): the sign is constant where it is differentiable
+    "linalg_slogdet": lambda g, out, a: (g[1] * np.linalg.inv(a).T,),
     "linalg_solve": _solve,
 }
 

@@ -190,6 +190,8 @@ def linalg_lapack(a, b):
         np.linalg.solve(a, b),
         np.linalg.inv(a),
         np.linalg.det(a),
+        *np.linalg.slogdet(a),
+        np.linalg.slogdet(-a).sign,
         np.linalg.cholesky(a),
         np.linalg.norm(b),
         np.linalg.norm(a),
@@ -244,7 +246,14 @@ def layers(x, w0, b0, w1, b1, w2, b2):
 
 def float32_linalg(a, b):
     """NumPy computes float32 linear algebra in float64 and rounds the result back."""
-    return np.linalg.solve(a, b), np.linalg.det(a), a @ b, np.var(a, axis=0), a.mean(axis=1)
+    return (
+        np.linalg.solve(a, b),
+        np.linalg.det(a),
+        *np.linalg.slogdet(a),
+        a @ b,
+        np.var(a, axis=0),
+        a.mean(axis=1),
+    )
 
 
 def views(x, u):
