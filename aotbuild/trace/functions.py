@@ -161,7 +161,7 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.linalg.solve: lambda a, b: Tracer(linalg.linalg_function("solve", a, b)),
     np.linalg.inv: lambda a: Tracer(linalg.linalg_function("inv", a)),
     np.linalg.det: lambda a: Tracer(linalg.linalg_function("det", a)),
-    np.linalg.slogdet: lambda a: slogdet(a),
+    np.linalg.slogdet: slogdet,
     np.linalg.cholesky: lambda a, upper=False: Tracer(linalg.linalg_function("cholesky", a)),
     np.linalg.norm: lambda *args, **kwargs: Tracer(linalg.norm(*args, **kwargs)),
 }

@@ -147,8 +147,10 @@ ELEMENTWISE: dict[str, Callable[..., Contributions]] = {
     "fmod": lambda g, out, x, y: (g, -g * np.trunc(x / y)),
     "remainder": lambda g, out, x, y: (g, -g * np.floor(x / y)),
     "copysign": lambda g, out, x, y: (g * np.sign(x) * np.where(np.signbit(y), -1, 1), None),
+    "conjugate": lambda g, out, x: (g,),  # of a real value: the value (complex carry none)
     # piecewise constant: no gradient
     **{fn: (lambda g, out, x: (None,)) for fn in ("sign", "floor", "ceil", "rint", "trunc")},
+    "floor_divide": lambda g, out, x, y: (None, None),
 }
 
 

@@ -40,6 +40,8 @@ def unary(x):
         + -x
         + +x
         + np.floor(x) * x
+        + (x // 0.3712) * x
+        + np.conjugate(x)
     )
     return np.sum(terms)
 
