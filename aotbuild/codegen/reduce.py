@@ -254,7 +254,25 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
     rows = plan.blocks(inner) or []
     if not any(is_row for _, _, is_row in rows):
         rows = []
-    if rows:
+    # A 1-d float sum whose array inputs are each its row and never broadcast (one array, say):
+    # the row path calls ``run_sum`` and ``element`` themselves on the retyped rows (for
+    # C-contiguous inputs the same types: numba compiles them once). Three functions fewer to
+    # compile: 1.08 -> 0.66 s for one of the radon model's fused sums. Where inputs may be
+    # broadcast, ``fill`` holds two loops and the shared path took 3-7% longer on 10^6 values.
+    rows_are_inputs = bool(
+        rows
+        and ndim == 1
+        and not parallel
+        and not direct_condition
+        and all(is_row for _, _, is_row in rows)
+        and np.dtype(op.out_dtype).kind == "f"
+    )
+    if rows_are_inputs:
+        row_call, row_views_retyped = _row_call(rows, inner, direct_condition)
+        retyped = {name: view for (name, _, _), view in zip(rows, row_views_retyped, strict=True)}
+        row_args = [*inputs, *steps]
+        row_call_args = [retyped.get(name, name) for name in inputs] + steps
+    elif rows:
         # Each input's block over the run, checked C-contiguous and read as one row, or its one
         # value there: LLVM vectorises reading them.
         last = f"i{ndim - 1}"
@@ -290,6 +308,7 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         steps=plan.steps,
         row_call=row_call,
         row_call_args=row_call_args,
+        rows_are_inputs=rows_are_inputs,
         **context,
     )
     return _with_parallel(module, context)

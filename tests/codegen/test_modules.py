@@ -86,3 +86,28 @@ def test_a_loop_and_its_exact_rerun_keep_their_own_power_helpers() -> None:
     assert "out[i0] = power_scalar_exponent_float64(t0, C0)" in text
     assert "out[i0] = power_scalar_exponent_float64_exact(t0, C0)" in text
     assert "return power_float64(x, y)" in text and "return np.power(x, y)" in text
+
+
+def test_a_one_dimensional_fused_sum_reads_its_rows_through_its_own_functions() -> None:
+    """``np.sum(x * x - 1.0)`` of one 1-d array: its row is the array, so the row path calls
+    ``run_sum`` and ``element`` on it rather than copies of them for rows (each a function numba
+    compiles); with two arrays, which may broadcast, the row functions stay."""
+    from aotbuild.codegen.reduce import render_fused_reduce
+    from aotbuild.config import GraphConfig
+    from aotbuild.config.signature import parse_signature
+    from aotbuild.graph import Graph
+    from aotbuild.rewrite.fuse import fuse_graph
+
+    def fused_sum(value: Tracer) -> str:
+        config = GraphConfig(
+            name="g", function="m:g", signature=parse_signature("float64(float64[:])"), signature_text=""
+        )
+        (node,) = fuse_graph(Graph(config, ("x",), (np.sum(value).node,), False)).outputs
+        return render_fused_reduce(node).text
+
+    x, y = traced("float64", 1), traced("float64", 1, 1)
+    one = fused_sum(x * x - 1.0)
+    assert "def element_row" not in one and "def run_sum_rows" not in one and "def fill_rows" not in one
+    assert "acc += leaf_rows(contiguous(a0_row), n0) if n0 <= BLOCK else run_sum(" in one
+    two = fused_sum(x * y - 1.0)
+    assert "def element_row" in two and "def run_sum_rows" in two
