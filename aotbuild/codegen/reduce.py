@@ -267,8 +267,9 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         and all(is_row for _, _, is_row in rows)
         and np.dtype(op.out_dtype).kind == "f"
     )
-    if rows_are_inputs:
+    if rows:
         row_call, row_views_retyped = _row_call(rows, inner, direct_condition)
+    if rows_are_inputs:
         retyped = {name: view for (name, _, _), view in zip(rows, row_views_retyped, strict=True)}
         row_args = [*inputs, *steps]
         row_call_args = [retyped.get(name, name) for name in inputs] + steps
@@ -285,7 +286,6 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         scalars = [slot.name for slot in slots if not slot.is_constant and not slot.ndim]
         row_args = [*local.values(), *scalars]
         add("element_row", row_args, [last], reads)
-        row_call, row_views_retyped = _row_call(rows, inner, direct_condition)
         row_call_args = [*row_views_retyped, *scalars]
     reading = Reading(inputs, steps, direct_condition)
     title = (
