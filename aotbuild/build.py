@@ -25,6 +25,7 @@ from .codegen.plan import BuildPlan, make_plan
 from .config import ProjectConfig, display_path, load_config
 from .errors import AotBuildWarning, CompileError, ConfigError
 from .files import exclusive_lock, write_if_changed
+from .graph import Graph
 from .interrupts import raise_if_interrupted
 from .package.ownership import check_replaceable, owned_folder, remove
 from .progress import Progress
@@ -66,6 +67,20 @@ class BuildResult:
     def compiled(self) -> int:
         """Objects compiled by this build (the others came from the cache)."""
         return len(self.timings)
+
+
+def _report_regions(graph: Graph, progress: Progress) -> None:
+    """A kernel's array statements traced inside it, and those left to numba (with why)."""
+    from .graph import Kernel
+
+    op = graph.outputs[0].op if graph.outputs else None
+    if not isinstance(op, Kernel):
+        return
+    traced, notes = op.unit.traced_regions()
+    if traced:
+        progress.note(f"{graph.name}: array statements traced at {', '.join(traced)}")
+    for note in notes:
+        progress.note(f"{graph.name}: left to numba: {note}")
 
 
 def _write_modules(plan: BuildPlan, folder: Path) -> None:
@@ -249,6 +264,8 @@ def _build_locked(
         progress.end(f"{len(graphs)} graph(s), {len(nodes)} distinct node(s)")
         for config in (g.config for g in graphs if g.config.auto.startswith("kernel")):
             progress.note(f'{config.name}: mode "auto" compiles it as a {config.auto}')
+        for graph in graphs:
+            _report_regions(graph, progress)
 
         # Once the project traced (its errors come first, with no compiler left running), the
         # runtime compiles while the Ops are generated and compiled.

@@ -67,6 +67,12 @@ def describe_graphs(package: Path, only: str | None = None) -> str:
             f"{name}({', '.join(graph['parameters'])}): {graph['signature']}",
             f"  {graph['mode']} of {origin}; entry {graph['entry']}",
             *([f'  chosen by mode = "auto": {graph["auto"]}'] if graph.get("auto") else []),
+            *(
+                [f"  array statements traced at {', '.join(graph['traced_regions'])}"]
+                if graph.get("traced_regions")
+                else []
+            ),
+            *(f"  left to numba: {note}" for note in graph.get("left_to_numba", [])),
         ]
         for symbol in graph["ops"]:
             lines.append(f"  {symbol:<40} {ops[symbol]['title']}")

@@ -15,6 +15,12 @@ same): one array less to allocate and page in per step, and the chain's peak is 
 Op compares the input's shape with its result's at run time (broadcasting can widen the result)
 and allocates as usual when they differ.
 
+A kernel's region (:mod:`aotbuild.trace.regions`) writes into arrays of the kernel (``out[r, :] =
+...``): the updates of such an array (``graph.writes``) are done in place, into the array itself,
+when every read of it or of a view of it comes before the update and the update's value and
+indices are not views of it (``u[1:] = u[:-1]`` would read what it writes). Otherwise the update
+makes a new array, which :func:`written_in_place` tells the entry to copy into the caller's.
+
 Writing into a buffer is safe when nothing else can see it: it was made fresh by an Op of this
 graph (not an argument, a constant or an output of the graph) and no Op whose result may share
 its memory (a view, a kernel, a subgraph call) ever reads it. An elementwise loop reads an element
@@ -29,7 +35,7 @@ and may not vectorise, measured up to 15x slower than writing a new array. So th
 
 from __future__ import annotations
 
-from ..graph import Dim, Elementwise, Graph, Node, Reduce, Size
+from ..graph import Argument, Dim, Elementwise, Graph, Node, Reduce, Size
 from ..graph.array_ops import (
     ArgSort,
     Bincount,
@@ -108,10 +114,14 @@ def inplace_inputs(graph: Graph) -> dict[str, Node]:
                 private[item.key] = False
     for output in graph.outputs:
         private[output.key] = False
+    destinations = _destination_updates(graph, order, position)
     chosen: dict[str, Node] = {}
     for node in order:
         if isinstance(node.op, UPDATES_IN_PLACE):
             base = node.inputs[0]
+            if node.key in destinations:
+                chosen[node.key] = base
+                continue
             if (
                 private[base.key]
                 and base.type == node.type
@@ -133,3 +143,49 @@ def inplace_inputs(graph: Graph) -> dict[str, Node]:
                 chosen[node.key] = item
                 break
     return chosen
+
+
+def _views(node: Node, order: list[Node]) -> set[str]:
+    """Keys of ``node`` and of every node whose result may share its memory (views of views...)."""
+    shared = {node.key}
+    for item in order:
+        if isinstance(item.type, Array) and not _fresh(item) and any(i.key in shared for i in item.inputs):
+            shared.add(item.key)
+    return shared
+
+
+def _destination_updates(graph: Graph, order: list[Node], position: dict[str, int]) -> set[str]:
+    """The first updates of the arrays a region writes into that can be done in the caller's
+    array itself (see the module docstring)."""
+    found: set[str] = set()
+    written = graph.outputs[len(graph.outputs) - len(graph.writes) :]
+    for final in written:
+        chain = []
+        node = final
+        while isinstance(node.op, UPDATES_IN_PLACE):
+            chain.append(node)
+            node = node.inputs[0]
+        if not chain or not isinstance(node.op, Argument):
+            continue
+        first = chain[-1]
+        shared = _views(node, order)
+        readers = [item for item in order if item is not first and any(i.key in shared for i in item.inputs)]
+        if any(position[item.key] > position[first.key] for item in readers):
+            continue
+        if any(item.key in shared for item in first.inputs[1:]):
+            continue
+        found.add(first.key)
+    return found
+
+
+def written_in_place(graph: Graph, inplace: dict[str, Node]) -> tuple[bool, ...]:
+    """For each array the graph writes into (``graph.writes``), whether its last update wrote
+    into it (through a chain of in-place updates), or made a new array to copy into it."""
+    written = graph.outputs[len(graph.outputs) - len(graph.writes) :]
+    result = []
+    for position, final in zip(graph.writes, written, strict=True):
+        node = final
+        while node.key in inplace:
+            node = inplace[node.key]
+        result.append(isinstance(node.op, Argument) and node.op.position == position)
+    return tuple(result)

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from ..graph import Graph
 from ..trace.kernels import KernelUnit
 from .module import CODEGEN_VERSION, OpModule, op_module
 from .templates import render
 
 
-def render_kernel(unit: KernelUnit, rendered: dict[str, OpModule]) -> list[OpModule]:
+def render_kernel(
+    unit: KernelUnit, rendered: dict[str, OpModule], region_entry: Callable[[Graph], OpModule]
+) -> list[OpModule]:
     """The modules for ``unit`` and every helper it reaches, callees before callers.
 
-    ``rendered`` maps unit keys to modules already produced (shared helpers render once).
+    ``rendered`` maps unit keys to modules already produced (shared helpers render once);
+    ``region_entry`` gives the entry module of a traced region's graph (the planner renders
+    it and the Ops it calls, which the caller adds to the build itself).
     """
     if unit.key in rendered:
         return []
@@ -21,11 +28,28 @@ def render_kernel(unit: KernelUnit, rendered: dict[str, OpModule]) -> list[OpMod
         declarations = []
         parameters = variants[0].parameters  # one function: the same for every variant
         for variant in variants:
-            modules.extend(render_kernel(variant, rendered))
+            modules.extend(render_kernel(variant, rendered, region_entry))
             callee = rendered[variant.key]
             declarations.append(f"{callee.symbol}: {callee.signature}")
             calls.append(callee.symbol)
         helpers.append({"name": name, "variants": declarations, "parameters": repr(parameters)})
+    regions = []
+    for name, graphs in unit.regions:
+        declarations = []
+        for graph in graphs:
+            entry = region_entry(graph)
+            declarations.append(f"{entry.symbol}: {entry.signature}")
+            calls.append(entry.symbol)
+        where = graphs[0].config.function.split(" (", 1)[-1].rstrip(")")
+        title = f"the array statements at {where}, traced"
+        regions.append(
+            {
+                "name": name,
+                "variants": declarations,
+                "parameters": repr(", ".join(graphs[0].params)),
+                "title": title,
+            }
+        )
     title = f"kernel {unit.qualname}: {unit.signature}"
     text = render(
         "ops/kernel.py.j2",
@@ -35,6 +59,7 @@ def render_kernel(unit: KernelUnit, rendered: dict[str, OpModule]) -> list[OpMod
         imports=list(unit.imports),
         constants=list(unit.constants),
         helpers=helpers,
+        regions=regions,
         source=unit.source.rstrip(),
         function=unit.name,
         itself={"signature": str(unit.signature), "parameters": repr(unit.parameters)}

@@ -16,6 +16,7 @@ from ..graph.array_ops import (
     BroadcastTo,
     Expr,
     Gather,
+    IndexSlice,
     MaskSelect,
     Pack,
     Reshape,
@@ -29,7 +30,7 @@ from ..graph.calls import Call, ExternalCall, TupleItem
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
 from ..types import Scalar
-from .buffers import inplace_inputs
+from .buffers import inplace_inputs, written_in_place
 from .elementwise import render_elementwise, render_fused
 from .indexing import (
     render_basic_index,
@@ -91,6 +92,7 @@ class _Planner:
         self.kernels: dict[str, OpModule] = {}  # by kernel unit key
         # By Call key: a subgraph's entry depends on the subgraph, not on the call's inputs.
         self.subgraphs: dict[tuple[str, bool, bool], OpModule] = {}
+        self.regions: dict[str, OpModule] = {}  # kernels' traced regions, by graph key
 
     def add(self, module: OpModule) -> OpModule:
         return self.modules.setdefault(module.symbol, module)
@@ -107,7 +109,7 @@ class _Planner:
         if module is None:
             op = node.op
             if isinstance(op, Kernel):
-                for rendered in render_kernel(op.unit, self.kernels):
+                for rendered in render_kernel(op.unit, self.kernels, self.region_entry):
                     self.add(rendered)
                 module = self.kernels[op.unit.key]
             elif isinstance(op, Call):
@@ -124,6 +126,13 @@ class _Planner:
                     rendered = with_flags(rendered, replace(rendered.flags, fastmath=True))
                 module = self.add(rendered)
             self.by_node[index] = module
+        return module
+
+    def region_entry(self, graph: Graph) -> OpModule:
+        """The entry of a kernel's traced region (:mod:`aotbuild.trace.regions`), rendered once."""
+        module = self.regions.get(graph.key)
+        if module is None:
+            module = self.regions[graph.key] = self.add(_entry(graph, self, kind="region"))
         return module
 
 
@@ -226,7 +235,7 @@ def _entry(
             callee = declarations[symbol]["name"]
             statement = f"{target} = {callee}({', '.join(args)})"
             if planner.profile:
-                scope = f"graph {graph.name}" if kind == "graph" else f"subgraph {config.function}"
+                scope = f"graph {graph.name}" if kind == "graph" else f"{kind} {config.function}"
                 timer = Timer(timer_id(scope, symbol), scope, symbol, title)
                 planner.timers[timer.id] = timer
                 statements.extend(timed(statement, timer))
@@ -238,9 +247,25 @@ def _entry(
         is_array_constant = isinstance(node.op, Constant) and node.op.value.ndim > 0
         return f"{text}.copy()" if is_array_constant else text
 
-    outputs = [output(node) for node in graph.outputs]
-    result = tuple_text(outputs) if graph.returns_tuple else outputs[0]
-    role = "Graph" if kind == "graph" else "Subgraph"
+    in_place = written_in_place(graph, inplace)
+    written = graph.outputs[len(graph.returned) :]
+    for position, final, done in zip(graph.writes, written, in_place, strict=True):
+        if done:
+            continue  # its updates wrote into the caller's array itself
+        array = Node.make(Argument(position, graph.config.signature.args[position]))
+        whole = tuple(IndexSlice(None, None, None) for _ in range(array.type.ndim))  # type: ignore[union-attr]
+        copy = Node.make(SetIndex(whole, keeps_layout=True), (array, final))
+        module = planner.module_for(copy, fast, array, parallel)
+        name = fresh("copy_")
+        declarations[module.symbol] = {
+            "name": name,
+            "variant": f"{module.symbol}: {module.signature}",
+            "title": module.title,
+        }
+        statements.append(f"{name}({graph.params[position]}, {value(final)})  # into the caller's array")
+    outputs = [output(node) for node in graph.returned]
+    result = (tuple_text(outputs) if outputs else "None") if graph.returns_tuple else outputs[0]
+    role = {"graph": "Graph", "subgraph": "Subgraph", "region": "Kernel region"}[kind]
     subject = graph.name if kind == "graph" else config.function
     variant = ", for C-contiguous arrays" if contiguous else ""
     text = render(
@@ -259,7 +284,7 @@ def _entry(
         clock=CLOCK_DECLARATIONS if planner.profile and declarations else "",
     )
     return op_module(
-        name=f"{'graph' if kind == 'graph' else 'sub'}_{graph.name}{'_contiguous' if contiguous else ''}",
+        name=f"{_PREFIX[kind]}_{graph.name}{'_contiguous' if contiguous else ''}",
         kind=kind,
         title=f"{kind} {subject}{variant}: {config.signature_text}",
         text=text,
@@ -268,6 +293,10 @@ def _entry(
         flags=FASTMATH_FLAGS if fast else TRACED_FLAGS,
         calls=tuple(sorted(set(declarations) - external)),
     )
+
+
+#: The start of the module name of each kind of entry.
+_PREFIX = {"graph": "graph", "subgraph": "sub", "region": "region"}
 
 
 #: Float arithmetic on scalars that the entry computes itself rather than calling an Op for it:

@@ -28,7 +28,7 @@ class _StopAfterTyping(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state: Any) -> bool:
-        raise _EarlyPipelineCompletion(state.return_type)
+        raise _EarlyPipelineCompletion((state.return_type, dict(state.typemap)))
 
 
 class _TypingOnly(CompilerBase):
@@ -40,11 +40,20 @@ class _TypingOnly(CompilerBase):
         return [manager]
 
 
-@global_compiler_lock
 def infer_return_type(
     function: Callable[..., Any], argtypes: tuple[nbtypes.Type, ...], flags: CompileFlags
 ) -> nbtypes.Type:
     """The type numba infers for ``function(*argtypes)``; raises numba's ``TypingError``."""
+    return infer_types(function, argtypes, flags)[0]
+
+
+@global_compiler_lock
+def infer_types(
+    function: Callable[..., Any], argtypes: tuple[nbtypes.Type, ...], flags: CompileFlags
+) -> tuple[nbtypes.Type, dict[str, nbtypes.Type]]:
+    """What numba infers for ``function(*argtypes)``: its return type, and the type of each
+    variable of its IR (``x``, ``x.1`` for a second definition of ``x``, ``$...`` for numba's
+    temporaries). Raises numba's ``TypingError``."""
     from .numba_types import omitted_defaults
 
     argtypes += omitted_defaults(function, len(argtypes))

@@ -6,7 +6,7 @@ Sizes are only known at run time, so an Op's parameters mix constants with *dyna
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..types import Array, Result, Scalar, Value, value_of
@@ -193,46 +193,56 @@ class _Shaped(Op):
 
 
 @dataclass(frozen=True)
-class SetIndex(_NewArray):
+class _Update(_NewArray):
+    """``z[...] = value``: a new array, or ``z`` itself where the update is done in place.
+
+    ``keeps_layout``: an update of an array a kernel's region writes into
+    (:mod:`aotbuild.trace.regions`), whose result has that array's own layout — it is that array
+    when written in place, and any array converts to its layout otherwise.
+    """
+
+    keeps_layout: bool = field(default=False, kw_only=True)
+
+    @property
+    def name(self) -> str:
+        return "setitem"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        return inputs[0] if self.keeps_layout else super().result_type(inputs)
+
+    def _keyed(self, key: str) -> str:
+        return f"{key}~layout" if self.keeps_layout else key
+
+
+@dataclass(frozen=True)
+class SetIndex(_Update):
     """``z[items] = value`` as a new array (inputs: z, value, run-time index values)."""
 
     items: tuple[IndexItem, ...]
 
     @property
-    def name(self) -> str:
-        return "setitem"
-
-    @property
     def key(self) -> str:
-        return f"SetIndex{index_text(self.items)}"
+        return self._keyed(f"SetIndex{index_text(self.items)}")
 
 
 @dataclass(frozen=True)
-class SetGather(_NewArray):
+class SetGather(_Update):
     """``z[idx] = value`` with an integer array along ``axis``, as a new array (later writes win)."""
 
     axis: int
 
     @property
-    def name(self) -> str:
-        return "setitem"
-
-    @property
     def key(self) -> str:
-        return f"SetGather(axis={self.axis})"
+        return self._keyed(f"SetGather(axis={self.axis})")
 
 
 @dataclass(frozen=True)
-class SetMask(_NewArray):
+class SetMask(_Update):
     """``z[mask] = value`` as a new array; ``value`` is a scalar or has one entry per True."""
 
     @property
-    def name(self) -> str:
-        return "setitem"
-
-    @property
     def key(self) -> str:
-        return "SetMask()"
+        return self._keyed("SetMask()")
 
 
 @dataclass(frozen=True)
@@ -326,6 +336,7 @@ class Scan(_NewArray):
     @property
     def key(self) -> str:
         return f"Scan({self.kind}, axis={self.axis})"
+
 
 
 @dataclass(frozen=True)

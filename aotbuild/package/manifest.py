@@ -46,6 +46,7 @@ def build_manifest(
             "contiguous_entry": graph_plan.contiguous.symbol if graph_plan.contiguous else None,
             "ops": list(graph_plan.symbols),
             "writes": _written(graph_plan),
+            **_regions(graph_plan),
         }
     ops = {}
     for module in plan.modules:
@@ -84,6 +85,18 @@ def build_manifest(
         "cython": _cython_needs(plan),
         "uses": _uses(project, uses),
     }
+
+
+def _regions(graph_plan: Any) -> dict[str, list[str]]:
+    """A kernel's traced array statements (where each run starts) and the statements left to
+    numba, with why (see aotbuild/trace/regions); nothing for a traced graph."""
+    from ..graph import Kernel
+
+    op = graph_plan.graph.outputs[0].op
+    if not isinstance(op, Kernel):
+        return {}
+    traced, notes = op.unit.traced_regions()
+    return {"traced_regions": traced, "left_to_numba": notes}
 
 
 def _written(graph_plan: Any) -> list[str]:

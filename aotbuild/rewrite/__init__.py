@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from ..graph import Graph
 from .fastmath import fastmath_graph
 from .fuse import fuse_graph
+from .kernels import rewritten_kernels
 from .simplify import simplify_graph
 
 
@@ -63,8 +64,9 @@ def rewrite(graphs: list[Graph], *, fuse: bool = True) -> list[Graph]:
 
 
 def _run(step: Pass, graph: Graph, done: dict[str, Graph]) -> Graph:
-    """One pass over a graph and over its contiguous variant, if it has one."""
-    rewritten = step.run(graph, done)
+    """One pass over a graph and over its contiguous variant, if it has one (and over the
+    traced regions of the kernels in it)."""
+    rewritten = rewritten_kernels(step.run(graph, done), step.run, done)
     if graph.contiguous is None:
         return rewritten
     return replace(rewritten, contiguous=step.run(graph.contiguous, done))

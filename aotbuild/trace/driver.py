@@ -28,6 +28,7 @@ from ..types import Array, NoneType, Result, Scalar, TupleOf
 from .kernels import KernelAnalyser
 from .operands import Operand, as_operand
 from .patches import tracing_patches
+from .scalar_builtins import with_traced_builtins
 from .subgraph import Subgraph, subgraph_session
 from .tracer import Tracer
 from .ufuncs import KERNEL_HINT
@@ -197,7 +198,7 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
     tracers = [Tracer(Operand(Node.make(Argument(i, t)))) for i, t in enumerate(config.signature.args)]
     # A graph declared from an @aotbuild.subgraph function calls that subgraph, so it shares one
     # compiled symbol with every other graph calling the function with the same argument types.
-    traced = function if isinstance(function, Subgraph) else _python_function(function)
+    traced = function if isinstance(function, Subgraph) else with_traced_builtins(_python_function(function))
     try:
         with tracing_patches(), np.errstate(all="ignore"):
             result = traced(*tracers)

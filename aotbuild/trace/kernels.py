@@ -19,8 +19,10 @@ from typing import Any
 
 from ..compile.compiler import CompileFlags
 from ..errors import KernelError
+from ..graph import Graph
 from ..types import Array, Result, Scalar, Signature, TupleOf, Value
 from .lifting import FunctionInfo, function_info, python_function
+from .regions import KernelRegions, RegionsFound
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,8 @@ class KernelUnit:
     """``module.qualname``, for messages and titles."""
 
     source: str
-    """The ``def`` as written (decorators removed, dedented)."""
+    """The ``def`` as written (decorators removed, dedented), its array statements replaced by
+    calls of their traced regions (``regions``) where it has some."""
 
     origin_file: str
     """Where it was written, relative to the project (``model.py``)."""
@@ -61,6 +64,44 @@ class KernelUnit:
     calls_itself: bool = False
     """It calls itself (with these argument types): those calls go to its own code."""
 
+    regions: tuple[tuple[str, tuple[Graph, ...]], ...] = ()
+    """Region name -> the traced graphs its array statements became, one per argument types
+    it was called with (see :mod:`aotbuild.trace.regions`); ``source`` calls them."""
+
+    region_notes: tuple[str, ...] = ()
+    """Why array statements were left to numba (``programs.py:12: np.foo is not supported``)."""
+
+    as_written: str = ""
+    """The ``def`` as written, where ``source`` calls regions instead of some of its lines."""
+
+    def units(self) -> list[KernelUnit]:
+        """This unit and every helper unit it reaches, each once (callers first)."""
+        found: dict[str, KernelUnit] = {}
+        stack = [self]
+        while stack:
+            unit = stack.pop(0)
+            if unit.key not in found:
+                found[unit.key] = unit
+                stack.extend(variant for _, variants in unit.helpers for variant in variants)
+        return list(found.values())
+
+    def traced_regions(self) -> tuple[list[str], list[str]]:
+        """Where this kernel and its helpers have traced array statements (``programs.py:12``),
+        and why others were left to numba (see :mod:`aotbuild.trace.regions`)."""
+        traced: list[str] = []
+        notes: list[str] = []
+        for unit in self.units():
+            for _, graphs in unit.regions:
+                where = graphs[0].config.function.split(" (", 1)[-1].rstrip(")")
+                traced += [where] if where not in traced else []
+            notes += [note for note in unit.region_notes if note not in notes]
+        return traced, notes
+
+    @property
+    def written_source(self) -> str:
+        """The ``def`` as the user wrote it (what :mod:`aotbuild.trace.writes` reads)."""
+        return self.as_written or self.source
+
     @property
     def origin(self) -> str:
         return f"{self.origin_file}:{self.origin_line}"
@@ -75,6 +116,9 @@ class KernelUnit:
         for name, variants in self.helpers:
             parts.append(name)
             parts.extend(variant.key for variant in variants)
+        for name, graphs in self.regions:
+            parts.append(name)
+            parts.extend(graph.key for graph in graphs)
         for part in parts:
             digest.update(part.encode() + b"\0")
         return digest.hexdigest()
@@ -100,8 +144,10 @@ def _compatible(declared: Result, inferred: Result) -> bool:
 class KernelAnalyser:
     """Analyses kernels and, recursively, their helpers; one per build (it memoizes)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, regions: bool = True) -> None:
         self.root = root.resolve()
+        self.regions = regions
+        """Trace kernels' array statements (:mod:`aotbuild.trace.regions`)."""
         self._infos: dict[int, FunctionInfo] = {}
         self._units: dict[tuple[int, tuple[Value, ...]], KernelUnit] = {}
         self._in_progress: list[tuple[int, tuple[Value, ...]]] = []
@@ -150,7 +196,12 @@ class KernelAnalyser:
         try:
             calls: dict[str, list[KernelUnit]] = {}
             typed = self._typed[key] = self._with_stand_ins(info, calls)
-            result = self._infer(info, typed, argtypes)
+            result, typemap = self._infer(info, typed, argtypes)
+            found = None
+            if self.regions and not info.flags.parallel:
+                found = self._traced_regions(info, key, argtypes, result, typemap)
+                if found.regions:
+                    calls = found.calls
         finally:
             self._in_progress.pop()
             self._typed.pop(key, None)
@@ -158,7 +209,7 @@ class KernelAnalyser:
         unit = KernelUnit(
             name=info.name,
             qualname=info.qualname,
-            source=info.source,
+            source=found.source if found is not None and found.regions else info.source,
             origin_file=info.origin_file,
             origin_line=info.origin_line,
             imports=tuple(info.imports),
@@ -168,20 +219,42 @@ class KernelAnalyser:
             signature=Signature(argtypes, result),
             flags=info.flags,
             calls_itself=key in self._calls_itself,
+            regions=found.regions if found is not None else (),
+            region_notes=found.notes if found is not None else (),
+            as_written=info.source if found is not None and found.regions else "",
         )
         self._units[key] = unit
         return unit
 
-    def _infer(self, info: FunctionInfo, typed: Callable[..., Any], argtypes: tuple[Value, ...]) -> Result:
-        from numba.core.errors import NumbaError
+    def _traced_regions(
+        self, info: FunctionInfo, key: Any, argtypes: tuple[Value, ...], result: Result, typemap: Any
+    ) -> RegionsFound:
+        """The kernel with its array statements traced, typed again by numba with a stand-in for
+        each region (and the helpers' stand-ins, as before)."""
 
-        from ..compile.infer import infer_return_type
+        def typed_with(function: Any, calls: dict[str, list[KernelUnit]], stand_ins: dict[str, Any]) -> Any:
+            typed = self._with_stand_ins(info, calls, function=function, extra=stand_ins)
+            self._typed[key] = typed
+            return typed
+
+        def infer(typed: Any) -> Any:
+            return self._infer(info, typed, argtypes)
+
+        return KernelRegions(info, typemap).find(typed_with, infer, result)
+
+    def _infer(
+        self, info: FunctionInfo, typed: Callable[..., Any], argtypes: tuple[Value, ...]
+    ) -> tuple[Result, dict[str, Any]]:
+        """What numba infers for the function: its result, and its variables' types."""
+        from numba.core.errors import NumbaError, UnsupportedBytecodeError
+
+        from ..compile.infer import infer_types
         from ..compile.messages import condense
         from ..compile.numba_types import UnsupportedType, from_numba, to_numba
 
         try:
-            inferred = infer_return_type(typed, tuple(to_numba(t) for t in argtypes), info.flags)
-        except NumbaError as exc:
+            inferred, typemap = infer_types(typed, tuple(to_numba(t) for t in argtypes), info.flags)
+        except (NumbaError, UnsupportedBytecodeError) as exc:  # the second is no NumbaError
             pending, self._pending_error = self._pending_error, None
             if pending is not None:
                 raise pending from None
@@ -190,21 +263,29 @@ class KernelAnalyser:
                 f"for {', '.join(map(str, argtypes)) or 'no arguments'}:\n{condense(str(exc))}"
             ) from None
         try:
-            return from_numba(inferred)
+            return from_numba(inferred), typemap
         except UnsupportedType as exc:
             raise KernelError(
                 f"`{info.qualname}` ({info.origin_file}:{info.origin_line}) returns {exc}; "
                 "kernels and helpers may return scalars, arrays, tuples of them, or None"
             ) from None
 
-    def _with_stand_ins(self, info: FunctionInfo, calls: dict[str, list[KernelUnit]]) -> Callable[..., Any]:
-        """``info.function`` with every helper replaced by a typing stand-in."""
-        python = info.function
-        if not info.helpers and not info.dicts and not info.declared:
+    def _with_stand_ins(
+        self,
+        info: FunctionInfo,
+        calls: dict[str, list[KernelUnit]],
+        function: Any = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Callable[..., Any]:
+        """``info.function`` (or ``function``, the same with its regions cut out) with every
+        helper replaced by a typing stand-in; ``extra``: more globals (the regions' stand-ins)."""
+        python = function if function is not None else info.function
+        if not info.helpers and not info.dicts and not info.declared and not extra:
             return python
         stand_ins = {name: self._stand_in(name, helper, calls) for name, helper in info.helpers.items()}
         stand_ins.update(info.dicts)  # read as the generated module reads them
         stand_ins.update(info.declared)
+        stand_ins.update(extra or {})
         new_globals = dict(python.__globals__)
         new_globals.update(
             {k: v for k, v in stand_ins.items() if k not in python.__code__.co_freevars and "." not in k}

@@ -85,10 +85,12 @@ def _traced_versions() -> dict[str, Callable[..., Any]]:
 
 def _replacements() -> dict[tuple[Any, str], Callable[..., Any]]:
     """What to patch while tracing: ``(namespace, name)`` and its traced version."""
+    from .scalar_builtins import routed_functions
     from .tracer import traced_len
 
     # len() is called everywhere: the traced version tells tracers apart itself.
     replacements: dict[tuple[Any, str], Callable[..., Any]] = {(builtins, "len"): traced_len}
+    replacements.update(routed_functions())  # max, min, round, math.*: defer unless traced
     for name, traced in _traced_versions().items():
         replacements[np, name] = _routed(getattr(np, name), traced)
     replacements.update(_special_functions())

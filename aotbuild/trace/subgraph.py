@@ -23,6 +23,7 @@ from ..graph.calls import Call, TupleItem
 from ..types import Array, Result, Signature, TupleOf, Value
 from .operands import Operand, as_operand
 from .patches import involves_tracer
+from .scalar_builtins import with_traced_builtins
 
 
 @dataclass
@@ -149,7 +150,7 @@ def _trace(
             (name, Tracer(Operand(Node.make(Argument(position, kind)), operand.weak, operand.python_type)))
             for position, (name, operand, kind) in enumerate(runtime)
         )
-        value = sub.function(*bound.args, **bound.kwargs)
+        value = with_traced_builtins(sub.function)(*bound.args, **bound.kwargs)
     finally:
         _session.in_progress.discard(memo)
     returns_tuple = isinstance(value, tuple)

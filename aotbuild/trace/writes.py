@@ -71,7 +71,7 @@ _READING_BUILTINS = frozenset(
 
 def written_parameters(unit: Any) -> dict[int, str]:
     """Position of each parameter ``unit`` (a :class:`KernelUnit`) may write into -> why."""
-    function = ast.parse(unit.source).body[0]
+    function = ast.parse(unit.written_source).body[0]
     assert isinstance(function, ast.FunctionDef)
     params = [arg.arg for arg in function.args.args]
     helpers = dict(unit.helpers)

@@ -1,0 +1,169 @@
+"""Array statements inside kernels' loops and branches, traced (aotbuild/trace/regions).
+
+The fixture project (projects/regions) holds kernels of the shapes that made numba allocate a
+temporary per operation: reductions of expressions per row, writes into slices, masked updates,
+small arrays per iteration. Each is checked against the function run by NumPy, on contiguous
+and strided inputs, and against what must not change: effects in NumPy's order (overlapping
+reads and writes, aliased arguments), errors NumPy raises, numba's types where NumPy 2's differ.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+from aotbuild.inspect import describe_graphs
+
+from .conftest import PROJECTS, load_package
+
+sys.path.insert(0, str(PROJECTS / "regions"))
+import region_kernels  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def built(build_project):
+    return build_project(PROJECTS / "regions" / "graphs.toml")
+
+
+@pytest.fixture(scope="module")
+def package(built):
+    return load_package(built)
+
+
+@pytest.fixture(scope="module")
+def manifest(built):
+    return json.loads((built.package_dir / "manifest.json").read_text())
+
+
+RNG = np.random.default_rng(30)
+
+
+def test_a_reduction_per_row_writes_into_its_row(package) -> None:
+    points = RNG.normal(size=(30, 7))
+    np.testing.assert_allclose(package.row_offsets(points), region_kernels.row_offsets(points), atol=1e-12)
+    empty = np.zeros((0, 3))
+    assert package.row_offsets(empty).shape == (0, 3)
+
+
+def test_an_argmin_of_an_expression_per_element(package) -> None:
+    signal = RNG.normal(size=200) + 1j * RNG.normal(size=200)
+    codebook = np.exp(1j * np.linspace(0.0, 6.0, 16))
+    got = package.nearest_codeword(signal, codebook)
+    np.testing.assert_array_equal(got, region_kernels.nearest_codeword(signal, codebook))
+
+
+def test_stencils_builtin_max_and_whole_array_updates(package) -> None:
+    field = RNG.normal(size=(20, 30))
+    for view in (field, field[::2, ::3], field.T):
+        got = package.diffuse(view, 5)
+        np.testing.assert_allclose(got, region_kernels.diffuse(view, 5), rtol=1e-13)
+    before = field.copy()
+    package.diffuse(field, 2)
+    np.testing.assert_array_equal(field, before)  # its copy was written, not the argument
+
+
+def test_small_arrays_per_iteration_and_two_writes_into_one_array(package) -> None:
+    pos = np.cumsum(RNG.normal(size=(40, 2)), axis=0)
+    for view in (pos, pos[::2], np.asfortranarray(pos)):
+        np.testing.assert_allclose(
+            package.spring_chain(view, 2.0, 0.5), region_kernels.spring_chain(view, 2.0, 0.5), rtol=1e-13
+        )
+
+
+def test_masked_updates(package) -> None:
+    xs, ys = np.linspace(-2.0, 1.0, 40), np.linspace(-1.5, 1.5, 30)
+    c = xs[np.newaxis, :] + 1j * ys[:, np.newaxis]
+    np.testing.assert_array_equal(package.escape_counts(c, 20, 2.0), region_kernels.escape_counts(c, 20, 2.0))
+
+
+def test_a_write_reading_what_it_overwrites_sees_the_old_values(package) -> None:
+    x = np.arange(10.0)
+    for view in (x, x[::2], x[::-1]):
+        np.testing.assert_array_equal(package.shift_right(view, 3), region_kernels.shift_right(view, 3))
+
+
+def test_aliased_arguments_see_each_others_writes_as_in_numpy(package) -> None:
+    for make in (lambda: np.arange(10.0), lambda: np.arange(20.0)[::2]):
+        got, want = make(), make()
+        package.smear(got, got, 3)
+        region_kernels.smear(want, want, 3)
+        np.testing.assert_array_equal(got, want)
+        a, b = make(), np.ones(10)
+        want_b = b.copy()
+        package.smear(a, b, 2)
+        region_kernels.smear(a.copy(), want_b, 2)
+        np.testing.assert_array_equal(b, want_b)
+
+
+def test_writes_into_the_callers_array_of_any_layout(package) -> None:
+    for make in (lambda m: m, lambda m: m.T, lambda m: m[::2, ::-1]):
+        m = RNG.normal(size=(6, 8))
+        want = m.copy()
+        package.normalise_rows(make(m))
+        region_kernels.normalise_rows(make(want))
+        np.testing.assert_allclose(m, want, rtol=1e-14)
+
+
+def test_masked_updates_under_a_branch_on_a_parameter(package) -> None:
+    x = RNG.uniform(0.0, 10.0, 25)
+    for wrap in (True, False):
+        np.testing.assert_allclose(
+            package.folded_offsets(x, 10.0, wrap), region_kernels.folded_offsets(x, 10.0, wrap), atol=1e-12
+        )
+
+
+def test_an_index_out_of_range_is_numpys_index_error(package) -> None:
+    with pytest.raises(IndexError, match="out of bounds"):
+        package.shifted_rows(np.ones((3, 4)))
+
+
+def test_what_cannot_be_traced_stays_as_written_beside_what_can(package, manifest) -> None:
+    a, w = RNG.normal(size=(4, 6)), np.array([0.25, 0.5, 0.25])
+    out, total = package.convolved_rows(a, w)
+    want_out, want_total = region_kernels.convolved_rows(a, w)
+    np.testing.assert_allclose(out, want_out, rtol=1e-14)
+    assert total == pytest.approx(want_total, rel=1e-13)
+    entry = manifest["graphs"]["convolved_rows"]
+    assert entry["traced_regions"] == ["region_kernels.py:101", "region_kernels.py:102"]
+    (note,) = entry["left_to_numba"]
+    assert note == "region_kernels.py:100: TraceError: np.convolve is not supported by the tracer"
+
+
+def test_a_statement_numpy_2_would_type_otherwise_keeps_numbas_types(package, manifest) -> None:
+    x = RNG.normal(size=50).astype(np.float32)
+    # numba computes x * 2.5 in float64 (NumPy 2: float32); the kernel's sum is numba's
+    assert package.float32_scaled(x, 3) == pytest.approx(
+        numba.njit(region_kernels.float32_scaled)(x, 3), rel=1e-15
+    )
+    (note,) = manifest["graphs"]["float32_scaled"]["left_to_numba"]
+    assert note == "region_kernels.py:111: `y` traces to float32[::1], numba types it float64[::1]"
+
+
+def test_the_kernel_module_calls_its_regions_where_the_statements_were(built) -> None:
+    modules = built.package_dir.parent / ".aotbuild" / "regions_ext" / "modules"
+    (kernel,) = [p for p in modules.glob("aot_row_offsets_*.py")]
+    text = kernel.read_text()
+    assert "    out = np.empty_like(points)\n" in text  # an allocation alone stays numba's
+    assert (
+        "        _aot_region_0(points, r, out)  # traced: out[r, :] = np.sum(points - points[r, :], axis=0)\n"
+        in text
+    )
+    (region,) = [p for p in modules.glob("aot_region_row_offsets_region_0_*.py")]
+    assert "def row_offsets_region_0(points, r, out):" in region.read_text()
+    assert "in place" in region.read_text()  # written into out's row, not copied back
+
+
+def test_inspect_lists_traced_and_untraced_statements(built) -> None:
+    text = describe_graphs(built.package_dir, "convolved_rows")
+    assert "  array statements traced at region_kernels.py:101" in text
+    assert "  left to numba: region_kernels.py:100: TraceError: np.convolve is not supported" in text
+
+
+def test_python_builtins_on_traced_scalars_trace(package) -> None:
+    x = np.array([0.5, -3.0, 2.0])
+    for n, s in [(5.7, -2.5), (3.0, 2.5), (4.0, 3.5), (6.0, -0.5), (0.0, 1.0)]:
+        np.testing.assert_allclose(package.python_scalars(x, n, s), region_kernels.python_scalars(x, n, s))
