@@ -50,3 +50,38 @@ def test_abs_of_a_complex_array_and_python_types_as_dtypes(package) -> None:
     same(package.counts(x[:3]), kernel_numpy.counts(x[:3]))
     same(package.conversions(x[:4]), kernel_numpy.conversions(x[:4]))
     assert package.conversions(x)[4].tolist() == x.astype(bool).tolist()  # nan is True
+
+
+def test_masks_of_two_dimensions_read_and_written(package) -> None:
+    """numba alone stopped with an AssertionError (an internal error of the build)."""
+    args = (-2.0, 1.0, -1.5, 1.5, 40.0, 25, 2.0)
+    got = package.escape_counts(*args)
+    np.testing.assert_array_equal(got, kernel_numpy.escape_counts(*args))
+    assert got.shape == (40, 40) and len(np.unique(got)) > 5
+
+
+def test_imports_inside_the_function(package) -> None:
+    keys = np.sort(np.random.default_rng(3).integers(0, 9, 60))
+    values = np.random.default_rng(4).normal(size=60)
+    same(package.group_means(keys, values), kernel_numpy.group_means(keys, values))
+    same(package.group_means(keys[:1], values[:1]), kernel_numpy.group_means(keys[:1], values[:1]))
+
+
+@pytest.mark.parametrize("wrap", [True, False])
+def test_tile_with_a_count_known_at_run_time(package, wrap) -> None:
+    x = np.random.default_rng(5).uniform(0, 10.0, 7)
+    same((package.pair_offsets(x, 10.0, wrap),), (kernel_numpy.pair_offsets(x, 10.0, wrap),))
+    same((package.pair_offsets(x[::-2], 10.0, wrap),), (kernel_numpy.pair_offsets(x[::-2], 10.0, wrap),))
+    assert package.pair_offsets(x[:0], 10.0, wrap).shape == (0, 0)
+
+
+def test_tuple_default_as_an_array_and_rows_enumerated(package) -> None:
+    db = np.random.default_rng(6).integers(-1, 8, (50, 4))
+    np.testing.assert_array_equal(package.matching_rows(db), kernel_numpy.matching_rows(db))
+    np.testing.assert_array_equal(package.matching_rows(db.T.copy().T), kernel_numpy.matching_rows(db))
+
+
+def test_ndindex_with_tuple_indices_through_a_function_default(package) -> None:
+    a = np.random.default_rng(7).normal(size=(4, 5))
+    same((package.neighbour_sums(a),), (kernel_numpy.neighbour_sums(a),))
+    same((package.neighbour_sums(a.T),), (kernel_numpy.neighbour_sums(a.T),))

@@ -2,8 +2,10 @@
 
 numba's ``np.max``/``np.min``/``np.mean``/``np.prod``/``np.any``/``np.all`` (and those array
 methods) take no ``axis`` and none of them (nor ``np.sum``, ``x.sum``) ``keepdims``; ``abs()`` takes no array;
-``np.zeros(n, dtype=bool)`` and ``x.astype(int)`` refuse Python types as dtypes. These overloads
-give those calls NumPy's meaning in kernels. They only add what numba refused (a method without
+``np.zeros(n, dtype=bool)`` and ``x.astype(int)`` refuse Python types as dtypes; numba has no
+``np.tile``. These overloads give those calls NumPy's meaning in kernels, as do boolean masks of
+several dimensions (:mod:`.masks`) and tuples and lists of numbers used as arrays
+(:mod:`.array_likes`). They only add what numba refused (a method without
 arguments calls numba's own function), so code numba compiled before compiles as before; they
 are registered in the processes that analyse and compile kernels.
 
@@ -17,6 +19,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+from . import array_likes, masks
 
 REDUCTIONS = ("sum", "prod", "mean", "max", "min", "any", "all")
 """The reductions given ``axis`` and ``keepdims`` (also as ``amax``/``amin``)."""
@@ -85,11 +89,98 @@ def register() -> None:
 
         return impl
 
+    overload(np.tile, target="cpu")(_tile)
+    masks.register()
+    array_likes.register()
+
     from numba.core.registry import cpu_target
 
     # Templates registered after numba loaded its registries reach typing at the next refresh.
     cpu_target.typing_context.refresh()
     cpu_target.target_context.refresh()
+
+
+def _tile(A, reps):  # noqa: ANN001, ANN202, N803 (numba reads NumPy's parameter names)
+    """``np.tile(A, reps)``: NumPy's result (always a new C-ordered array) for an array, a scalar
+    or a tuple of numbers ``A`` and an integer or a tuple of integers ``reps``; ``A`` is given
+    leading axes of length 1, or ``reps`` leading counts of 1, until they match."""
+    from numba.core import types
+    from numba.np.unsafe.ndarray import to_fixed_tuple
+
+    if isinstance(reps, types.Integer):
+        count = 1
+    elif isinstance(reps, types.BaseTuple) and all(isinstance(r, types.Integer) for r in reps):
+        count = len(reps)
+    else:
+        return None
+    if isinstance(A, types.Array):
+        given = A.ndim
+    elif isinstance(A, (types.Number, types.Boolean)):
+        given = 0
+    elif array_likes.is_array_like(A):
+        given = np.asarray(_example(A)).ndim
+    else:
+        return None
+    ndim = max(count, given)
+    wide = 2 * ndim  # a constant for to_fixed_tuple
+    kind = "one" if isinstance(reps, types.Integer) else "tuple" if count else "none"
+    read_counts = _counts_readers()[kind]
+
+    def tile(A, reps):  # noqa: N803
+        a = np.ascontiguousarray(np.asarray(A))
+        counts = np.ones(ndim, np.intp)
+        read_counts(counts, reps, ndim - count)
+        sizes = np.ones(ndim, np.intp)
+        for d in range(given):
+            sizes[ndim - given + d] = a.shape[d]
+        spread_out = np.empty(wide, np.intp)  # (r0, n0, r1, n1, ...): out, viewed
+        spread_in = np.ones(wide, np.intp)  # (1, n0, 1, n1, ...): a, broadcast along it
+        for d in range(ndim):
+            if counts[d] < 0:
+                raise ValueError("negative dimensions are not allowed")
+            spread_out[2 * d] = counts[d]
+            spread_out[2 * d + 1] = sizes[d]
+            spread_in[2 * d + 1] = sizes[d]
+        out = np.empty(to_fixed_tuple(sizes * counts, ndim), a.dtype)
+        out.reshape(to_fixed_tuple(spread_out, wide))[...] = a.reshape(to_fixed_tuple(spread_in, wide))
+        return out
+
+    return tile
+
+
+@lru_cache(maxsize=1)
+def _counts_readers() -> dict[str, Any]:
+    """``counts[first:] = reps`` for an integer, a tuple of integers, and an empty tuple."""
+    from numba import literal_unroll
+    from numba.extending import register_jitable
+
+    @register_jitable
+    def one(counts, reps, first):
+        counts[first] = reps
+
+    @register_jitable
+    def of_tuple(counts, reps, first):
+        k = first
+        for r in literal_unroll(reps):
+            counts[k] = r
+            k += 1
+
+    @register_jitable
+    def none(counts, reps, first):
+        pass
+
+    return {"one": one, "tuple": of_tuple, "none": none}
+
+
+def _example(value: Any) -> Any:
+    """A Python value of numba tuple type ``value`` (zeros), for NumPy to read its shape."""
+    from numba.core import types
+
+    if isinstance(value, types.BaseTuple):
+        return tuple(_example(item) for item in value.types)  # type: ignore[attr-defined]
+    if isinstance(value, types.List):
+        return [0]
+    return 0
 
 
 def _python_dtype(dtype: Any) -> Any:
@@ -124,11 +215,19 @@ def _reduction(kind: str, method: bool = False) -> Any:
         from numba.core import types
         from numba.core.errors import TypingError
 
-        if not isinstance(a, types.Array):
-            return None
         no_axis = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
         keep = _literal_bool(keepdims)
         if keep is None:  # typed again with literals: keepdims must be a constant there
+            return None
+        if not method and array_likes.is_array_like(a):  # np.max((x, y, z)): NumPy's array
+            if no_axis and not keep:
+                return lambda a, axis=None, keepdims=False: function(np.asarray(a))
+            if no_axis:
+                return lambda a, axis=None, keepdims=False: function(np.asarray(a), None, True)
+            if keep:
+                return lambda a, axis=None, keepdims=False: function(np.asarray(a), axis, True)
+            return lambda a, axis=None, keepdims=False: function(np.asarray(a), axis)
+        if not isinstance(a, types.Array):
             return None
         if no_axis and not keep:
             return (lambda a, axis=None, keepdims=False: function(a)) if method else None

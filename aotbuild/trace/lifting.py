@@ -296,13 +296,14 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
     source, line, node = _source(python)
     qualname = f"{python.__module__}.{python.__qualname__}"
     where = f"`{qualname}` ({_origin_file(python, root)}:{line})"
+    python, source = _lift_imports(python, source, line, qualname, _origin_file(python, root))
     imports: list[str] = []
     constants: list[str] = []
     helpers: dict[str, Any] = {}
     dicts: dict[str, Any] = {}
     declared: dict[str, Any] = {}
     parameters, function_defaults = _parameters(python, node, where)
-    _refuse_generators(python.__code__, qualname, _origin_file(python, root))
+    _refuse_generators(source, line, qualname, _origin_file(python, root))
     closure = dict(zip(python.__code__.co_freevars, python.__closure__ or (), strict=True))
     names = list(python.__code__.co_freevars) + [
         n for n in _global_names(python.__code__) if n not in closure
@@ -373,19 +374,168 @@ def function_info(function: Any, root: Path) -> FunctionInfo:
     )
 
 
-def _refuse_generators(code: types.CodeType, qualname: str, origin_file: str) -> None:
-    """numba compiles no generator expression inside a function (``tuple(2 * s for s in
-    x.shape)``); say so at its line, with what to write instead."""
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            if const.co_name == "<genexpr>":
+def _lift_imports(
+    python: types.FunctionType, source: str, line: int, qualname: str, origin_file: str
+) -> tuple[types.FunctionType, str]:
+    """``python`` and its ``source`` with the ``import`` statements in its body lifted into its
+    module: numba compiles no import inside a function. Each statement becomes ``pass`` (lines
+    keep their numbers) and the names it binds are globals of the function returned, bound to
+    what the import gives now; they are then lifted as any global is (a library module as an
+    import). Sound when the name means the same object wherever the function uses it: refused
+    at its line when the function also binds it otherwise (an assignment, a parameter...), two
+    imports bind it to different objects, or the function also reads it as a different global."""
+    tree = ast.parse(source)
+    imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    if not imports:
+        return python, source
+
+    def at(source_line: int) -> str:
+        return f"`{qualname}` ({origin_file}:{line + source_line - 1})"
+
+    bound: dict[str, Any] = {}
+    for statement in imports:
+        for name, value in _imported(statement, python, at(statement.lineno)):
+            if name in bound and bound[name] is not value:
                 raise KernelError(
-                    f"`{qualname}` ({origin_file}:{const.co_firstlineno}) uses a generator "
-                    "expression, which numba does not compile inside a function; use a list "
-                    "comprehension, a loop, or for a tuple write its items out "
-                    "(`(2 * s[0], 2 * s[1])`)"
+                    f"{at(statement.lineno)} imports `{name}` again as another object; aotbuild "
+                    "compiles imports inside kernels as imports of their module: give one of them "
+                    "another name"
                 )
-            _refuse_generators(const, qualname, origin_file)
+            bound[name] = value
+    for node in ast.walk(tree):
+        for name, node_line in _other_bindings(node):
+            if name in bound:
+                raise KernelError(
+                    f"{at(node_line)} binds `{name}`, which it also imports; aotbuild "
+                    "compiles imports inside kernels as imports of their module, where one name "
+                    "means one thing: give one of them another name"
+                )
+    for name in _global_names(python.__code__):
+        if name in bound and name in python.__globals__ and python.__globals__[name] is not bound[name]:
+            raise KernelError(
+                f"{at(1)} imports `{name}` inside and also reads the module's `{name}`, "
+                "another object; aotbuild compiles imports inside kernels as imports of their "
+                "module: give one of them another name"
+            )
+    lines = source.splitlines()
+    for statement in sorted(imports, key=lambda s: (s.lineno, s.col_offset), reverse=True):
+        first, last = statement.lineno - 1, (statement.end_lineno or statement.lineno) - 1
+        head, tail = lines[first][: statement.col_offset], lines[last][statement.end_col_offset or 0 :]
+        if not tail.strip() or tail.lstrip().startswith("#"):  # `pass  # lifted: import x`
+            tail = f"  # lifted: {ast.unparse(statement)}{tail}"
+        lines[first : last + 1] = [f"{head}pass{tail}"] + [""] * (last - first)
+    rewritten = "\n".join(lines) + "\n"
+    namespace = dict(python.__globals__)
+    for name, cell in zip(python.__code__.co_freevars, python.__closure__ or (), strict=True):
+        try:
+            namespace[name] = cell.cell_contents
+        except ValueError:
+            continue
+    namespace.update(bound)
+    code = ast.parse(rewritten)
+    ast.increment_lineno(code, line - 1)
+    definition = code.body[0]
+    assert isinstance(definition, ast.FunctionDef)
+    definition.args.defaults, definition.returns = [], None  # not evaluated: taken from python
+    for argument in definition.args.args:
+        argument.annotation = None
+    local: dict[str, Any] = {}
+    exec(compile(code, python.__code__.co_filename, "exec"), namespace, local)  # noqa: S102 (its own code)
+    function = local[python.__name__]
+    function.__defaults__ = python.__defaults__
+    function.__kwdefaults__ = python.__kwdefaults__
+    function.__qualname__ = python.__qualname__
+    function.__module__ = python.__module__
+    return function, rewritten
+
+
+def _imported(
+    statement: ast.Import | ast.ImportFrom, python: types.FunctionType, at: str
+) -> list[tuple[str, Any]]:
+    """The names ``statement`` binds in ``python``, and the objects it binds them to."""
+    try:
+        if isinstance(statement, ast.Import):
+            found = []
+            for alias in statement.names:
+                module = importlib.import_module(alias.name)
+                if alias.asname is None:  # `import a.b` binds `a`
+                    top = alias.name.split(".")[0]
+                    found.append((top, sys.modules[top]))
+                else:
+                    found.append((alias.asname, module))
+            return found
+        package = python.__globals__.get("__package__") or None
+        name = "." * statement.level + (statement.module or "")
+        module = importlib.import_module(name, package)
+        found = []
+        for alias in statement.names:
+            if not hasattr(module, alias.name):  # a submodule not imported yet
+                importlib.import_module(f"{module.__name__}.{alias.name}")
+            found.append((alias.asname or alias.name, getattr(module, alias.name)))
+        return found
+    except (ImportError, AttributeError) as exc:
+        raise KernelError(f"{at}: `{ast.unparse(statement)}` fails here: {exc}") from None
+
+
+_NAMED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
+"""Nodes binding their ``name``: nested defs and classes, ``except ... as e``, match captures."""
+
+
+def _other_bindings(node: ast.AST) -> list[tuple[str, int]]:
+    """Names ``node`` binds other than by an import, with its line: assignment and loop targets,
+    ``del``, parameters, ``global``/``nonlocal``, and the nodes of ``_NAMED``."""
+    names: list[str | None] = []
+    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        names = [node.id]
+    elif isinstance(node, ast.arg):
+        names = [node.arg]
+    elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        names = list(node.names)
+    elif isinstance(node, _NAMED):
+        names = [node.name]
+    elif isinstance(node, ast.MatchMapping):
+        names = [node.rest]
+    line = getattr(node, "lineno", 0)
+    return [(name, line) for name in names if name]
+
+
+def _refuse_generators(source: str, line: int, qualname: str, origin_file: str) -> None:
+    """numba compiles no generator expression inside a function; say so at its line (``line``
+    is the file's line of the ``def``, the first of ``source``), with what to write instead.
+    A tuple made from one (``tuple(f(p) for p in pos)``) cannot be a list comprehension: numba
+    makes no tuple from a list, and NumPy reads a list index otherwise (``a[[i, j]]`` is rows)."""
+    tree = ast.parse(source)
+    tuples = {
+        id(node.args[0])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "tuple"
+        and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)
+    }  # fmt: skip
+    generators = [node for node in ast.walk(tree) if isinstance(node, ast.GeneratorExp)]
+    if not generators:
+        return
+    first = min(generators, key=lambda node: (node.lineno, node.col_offset))
+    at = f"`{qualname}` ({origin_file}:{line + first.lineno - 1})"
+    loops = " ".join(f"for {_target_text(g.target)} in {ast.unparse(g.iter)}" for g in first.generators)
+    if id(first) in tuples:
+        raise KernelError(
+            f"{at} builds a tuple from a generator expression (`tuple(... {loops})`), which numba "
+            "does not compile (it builds no tuple in a loop, nor from a list); write the tuple's "
+            "items out, e.g. `(f(0, pos[0]), f(1, pos[1]))` for a 2-d array (a list would not do "
+            "as an index: NumPy reads `a[[i, j]]` as rows i and j)"
+        )
+    raise KernelError(
+        f"{at} uses a generator expression (`... {loops}`), which numba does not compile inside a "
+        "function; use a list comprehension or a loop (for a tuple, write its items out: "
+        "`(2 * s[0], 2 * s[1])`)"
+    )
+
+
+def _target_text(target: ast.expr) -> str:
+    """A loop target as written: ``d, p`` (``ast.unparse`` gives ``(d, p)``)."""
+    if isinstance(target, ast.Tuple):
+        return ", ".join(ast.unparse(item) for item in target.elts)
+    return ast.unparse(target)
 
 
 def _parameters(

@@ -103,6 +103,10 @@ def generator(x):
     return np.zeros(tuple(2 * s for s in x.shape))
 
 
+def summed_generator(x):
+    return sum(v * v for v in x)
+
+
 def returns_list(x):
     return [x[0]]
 
@@ -110,6 +114,67 @@ def returns_list(x):
 @njit(parallel=True)
 def parallel(x):
     return x.sum()
+
+
+def imports_inside(x):
+    import numpy as np
+    import numpy.linalg
+    from math import sqrt as root
+
+    def norm(v):
+        import numpy as np  # the same object: one name, one meaning
+
+        return np.sqrt(np.sum(v * v))
+
+    return np.sum(x) + root(2.0) + numpy.linalg.norm(x) + norm(x)
+
+
+def fabs_of(v):
+    from math import fabs; return fabs(v)  # noqa: E702
+
+
+def calls_importing_helper(x):
+    return fabs_of(x[0])
+
+
+def import_rebound(x):
+    import numpy as np
+    np = x
+    return np
+
+
+def imports_differ(x, flag):
+    if flag:
+        import numpy as np
+    else:
+        import math as np
+    return x
+
+
+def import_shadows_global(x):
+    def inner():
+        import math as np
+        return np.pi
+    return np.sum(x) + inner()
+
+
+def import_missing(x):
+    import no_such_module_here
+    return x
+
+
+def class_inside(x):
+    class Point:
+        pass
+    return x
+
+
+def tuple_generator(a):
+    out = np.empty_like(a)
+    for pos in np.ndindex(a.shape):
+        right = tuple(p + 1 for d, p in enumerate(pos))
+        out[pos] = a[right]
+    return out
 """
 
 
@@ -200,16 +265,68 @@ def test_dicts_defaults_and_recursion_are_lifted(module) -> None:
             r"a function is passed to `fn` of `kernel_source_\d+.apply`",
         ),
         (
-            "generator",
-            "float64[:, :](float64[:, :])",
-            r"\(kernel_source_\d+.py:\d+\) uses a generator expression",
+            "summed_generator",
+            "float64(float64[:])",
+            r"\(kernel_source_\d+.py:93\) uses a generator expression \(`... for v in x`\), .* use a list "
+            r"comprehension or a loop",
         ),
         ("returns_list", "float64(float64[:])", r"returns list\(float64\)"),
+        (
+            "generator",
+            "float64[:, :](float64[:, :])",
+            r"\(kernel_source_\d+.py:89\) builds a tuple from a generator expression \(`tuple\(... for s in "
+            r"x.shape\)`\)",
+        ),
+        (
+            "tuple_generator",
+            "float64[:, :](float64[:, :])",
+            r"\(kernel_source_\d+.py:161\) builds a tuple from a generator expression \(`tuple\(... for d, p "
+            r"in enumerate\(pos\)\)`\), .* write the tuple's items out, e.g. `\(f\(0, pos\[0\]\), f\(1, "
+            r"pos\[1\]\)\)` for a 2-d array \(a list would not do as an index",
+        ),
+        (
+            "import_rebound",
+            "float64[:](float64[:])",
+            r"\(kernel_source_\d+.py:128\) binds `np`, which it also imports",
+        ),
+        (
+            "imports_differ",
+            "float64(float64, boolean)",
+            r"\(kernel_source_\d+.py:136\) imports `np` again as another",
+        ),
+        (
+            "import_shadows_global",
+            "float64(float64[:])",
+            r"\(kernel_source_\d+.py:140\) imports `np` inside and also reads the module's `np`",
+        ),
+        (
+            "import_missing",
+            "float64(float64)",
+            r"\(kernel_source_\d+.py:148\): `import no_such_module_here` fails here: No module named",
+        ),
+        ("class_inside", "float64(float64)", r"Use of unsupported opcode \(LOAD_BUILD_CLASS\)"),
     ],
 )
 def test_refusals(module, function: str, signature: str, message: str) -> None:
     with pytest.raises(KernelError, match=message):
         analyse(module, function, signature)
+
+
+def test_imports_inside_are_lifted_into_the_module(module) -> None:
+    """numba compiles no import inside a function: each becomes `pass` (lines keep their numbers)
+    and an import of the kernel's module, in helpers too."""
+    unit = analyse(module, "imports_inside", "float64(float64[:])")
+    assert {"import numpy as np", "import numpy", "from math import sqrt as root"} <= set(unit.imports)
+    lines = unit.source.splitlines()
+    assert lines[1:4] == [
+        "    pass  # lifted: import numpy as np",
+        "    pass  # lifted: import numpy.linalg",
+        "    pass  # lifted: from math import sqrt as root",
+    ]
+    assert "        pass  # lifted: import numpy as np  # the same object: one name, one meaning" in lines
+    (helper,) = dict(analyse(module, "calls_importing_helper", "float64(float64[:])").helpers)["fabs_of"]
+    assert "from math import fabs" in helper.imports
+    assert helper.source.splitlines()[1] == "    pass; return fabs(v)  # noqa: E702"
 
 
 def test_parallel_kernels_are_compiled_parallel(module) -> None:
