@@ -50,6 +50,7 @@ GRAPHS = {
     "float32_linalg": ("float32_linalg", (np.eye(3, dtype=np.float32), np.ones(3, np.float32))),
     "views": ("views", (f64(3, 2), f64(4, 5))),
     "bias_tanh": ("bias_tanh", (f64(3, 4), f64(4))),
+    "run_lengths": ("run_lengths", (i64(3), f64(3), f64(3, 4), np.int64(2))),
 }
 
 
@@ -325,3 +326,21 @@ def test_views_and_broadcasts(package, data) -> None:
     else:
         x = data.draw(matrices(1, 9))
     check(package.views(x, u), numpy_results(programs.views, x, u), rtol=1e-12)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_lengths_known_at_run_time(package, data) -> None:
+    """np.where(mask)[0], np.nonzero, np.flatnonzero and np.tile by counts computed at run time,
+    traced (an import inside the function is Python the tracer runs)."""
+    keys = np.sort(np.array(data.draw(st.lists(st.integers(-2, 3), min_size=1, max_size=12)), dtype=np.int64))
+    values = np.linspace(-1.0, 2.0, keys.shape[0])
+    x = data.draw(matrices(0, 4, elements=st.sampled_from([0.0, -1.5, 2.0, np.nan])))
+    k = data.draw(st.integers(0, 3))
+    check(package.run_lengths(keys, values, x, k), numpy_results(programs.run_lengths, keys, values, x, k))
+
+
+def test_run_time_lengths_are_traced_and_negative_counts_raise(package) -> None:
+    assert package.__graphs__["run_lengths"]["mode"] == "trace"
+    with pytest.raises(ValueError, match="negative dimensions"):
+        package.run_lengths(np.zeros(2, np.int64), np.ones(2), np.ones((2, 2)), -1)

@@ -13,12 +13,13 @@ from typing import Any
 import numpy as np
 from numpy.linalg._linalg import SlogdetResult
 
+from ..errors import TraceError
 from . import creation, linalg, movement
-from .indexing import take
+from .indexing import nonzero, take
 from .operands import Operand, as_operand
 from .reductions import apply_reduction
 from .tracer import Tracer
-from .ufuncs import apply_where, copy, unsupported
+from .ufuncs import apply_where, copy
 
 
 def slogdet(a: object) -> SlogdetResult:
@@ -41,10 +42,16 @@ def _reduction(kind: str) -> Callable[..., Any]:
     return handler
 
 
-def _where(condition: Any, *xy: Any) -> Tracer:
+def _where(condition: Any, *xy: Any) -> Any:
+    if not xy:  # np.where(condition) is np.nonzero(condition)
+        return _nonzero(condition)
     if len(xy) != 2:
-        raise unsupported("np.where with one argument (np.nonzero)")
+        raise TraceError("either both or neither of x and y should be given")
     return Tracer(apply_where(condition, *xy))
+
+
+def _nonzero(a: Any) -> tuple[Tracer, ...]:
+    return tuple(Tracer(indices) for indices in nonzero(as_operand(a)))
 
 
 def _on_array(function: Callable[..., Operand]) -> Callable[..., Any]:
@@ -116,6 +123,8 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.cumprod: _on_array(lambda a, *args, **kw: movement.scan("prod", a, *args, **kw)),
     # elementwise helpers
     np.where: _where,
+    np.nonzero: _nonzero,
+    np.flatnonzero: lambda a: Tracer(nonzero(movement.ravel(as_operand(a)))[0]),
     np.clip: _on_array(movement.clip),
     np.copy: _on_array(lambda a, order="K", subok=False: copy(a)),
     np.real: _view_of_array(lambda a: movement.complex_part("real", a)),

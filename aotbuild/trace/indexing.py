@@ -1,8 +1,9 @@
 """Indexing traced arrays: ``a[...]`` reads and ``a[...] = v`` functional updates.
 
 Basic indexing (integers, slices, ``None``, ``...``) is a view. Integer arrays gather (a copy),
-boolean masks select (a copy whose length is known only at run time). Integers known at trace
-time stay parameters of the Op; integers computed from sizes become run-time inputs.
+boolean masks select (a copy whose length is known only at run time), as ``np.nonzero`` does.
+Integers known at trace time stay parameters of the Op; integers computed from sizes become
+run-time inputs.
 """
 
 from __future__ import annotations
@@ -220,6 +221,31 @@ def _gather(source: Operand, parsed: _Parsed) -> Operand:
         indices = {new: indices[old] for new, old in enumerate(axes)}
         axes = list(range(len(axes)))
     return Operand(Node.make(Gather(axes[0], len(axes)), (selected.node, *(indices[a] for a in axes))))
+
+
+def nonzero(source: Operand) -> tuple[Operand, ...]:
+    """``np.nonzero(a)`` (and ``np.where(a)``): for each axis, the int64 indices along it of the
+    entries that are not zero, in C order; their length is known only at run time. Each is that
+    axis's ``arange`` broadcast to ``a``'s shape, selected by ``a != 0`` as ``x[mask]`` selects."""
+    from .creation import arange
+    from .movement import broadcast_to, dims
+    from .ufuncs import apply_ufunc
+
+    if source.ndim == 0:
+        raise TraceError(
+            "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead."
+        )
+    if source.constant is not None:
+        return tuple(as_operand(indices) for indices in np.nonzero(source.constant.array))
+    mask = source if source.dtype == bool else apply_ufunc(np.not_equal, (source, 0), {})
+    sizes = dims(source)
+    result = []
+    for axis in range(source.ndim):
+        spread = [NewAxis()] * axis + [WHOLE] + [NewAxis()] * (source.ndim - axis - 1)
+        along = view(arange(sizes[axis]), spread)
+        indices = broadcast_to(along, sizes)
+        result.append(Operand(Node.make(MaskSelect(), (indices.node, mask.node))))
+    return tuple(result)
 
 
 def take(source: Operand, indices: object, axis: object = None) -> Operand:

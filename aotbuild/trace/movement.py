@@ -233,12 +233,19 @@ def vstack(arrays: Sequence[object]) -> Operand:
 
 
 def tile(x: Operand, reps: object) -> Operand:
-    counts = reps if isinstance(reps, (tuple, list)) else (reps,)
-    if any(isinstance(r, bool) or not isinstance(r, (int, np.integer)) for r in counts):
-        raise TraceError("np.tile needs repetition counts known at trace time")
-    counts = (1,) * (x.ndim - len(counts)) + tuple(int(r) for r in counts)
+    """``np.tile``: each count known now or computed at run time (``len(x)``, an integer
+    argument); a negative one raises ``ValueError``, now or at run time."""
+    from .tracer import Tracer
+
+    given = reps if isinstance(reps, (tuple, list)) else (reps,)
+    counts: list[Any] = [1] * (x.ndim - len(given))
+    for r in given:
+        known, node = integer_entry(r, "a repetition count of np.tile")
+        if known is not None and known < 0:
+            raise TraceError("negative dimensions are not allowed")
+        counts.append(known if node is None else Tracer(Operand(node)))
     x = at_least(x, len(counts))
-    if all(r == 1 for r in counts):
+    if all(isinstance(r, int) and r == 1 for r in counts):
         return copy(x)
     # x[None, :, None, :] broadcast to (r0, n0, r1, n1), then merged to (r0 * n0, r1 * n1).
     sizes = dims(x)

@@ -133,7 +133,7 @@ def test_where_and_astype() -> None:
         (lambda x: list(x), "iterating"),
         (lambda x: np.linalg.eig(x), "np.linalg.eig is not supported"),
         (lambda x: np.unique(x), "np.unique is not supported"),
-        (lambda x: np.nonzero(x), "np.nonzero is not supported"),
+        (lambda x: np.argwhere(x), "np.argwhere is not supported"),
         (lambda x: np.add(x, x, out=x), r"np.add\(..., out=...\) is not supported"),
         (lambda x: np.add.at(x, [0], 1.0), "np.add.at is not supported"),
         (lambda x: np.squeeze(x), "np.squeeze without axis= would drop"),
@@ -152,6 +152,22 @@ def test_unsupported_operations_suggest_a_kernel(action, expected: str) -> None:
         action(x)
     if "type str" not in expected and "squeeze" not in expected:
         assert 'mode = "kernel"' in str(info.value)
+
+
+def test_nonzero_and_one_argument_where_have_run_time_lengths() -> None:
+    """One int64 array per axis, selected by a mask as a[mask] is (values: tests/test_programs)."""
+    from aotbuild.graph.array_ops import MaskSelect
+
+    x = traced("float64", 2)
+    for result in (np.nonzero(x), np.where(x > 0), (np.flatnonzero(x),)):
+        assert all(isinstance(r.node.op, MaskSelect) and r.dtype == np.int64 and r.ndim == 1 for r in result)
+    assert len(np.nonzero(x)) == 2 and len(np.where(x[0] > 0)) == 1
+    constant = np.nonzero(Tracer(Operand(Node.make(Constant(ConstValue.of(np.array([0, 3, 0, 1])))))))
+    assert constant[0].operand.constant is not None
+    with pytest.raises(TraceError, match="Calling nonzero on 0d arrays is not allowed"):
+        np.nonzero(traced("float64", 0) > 0)
+    with pytest.raises(TraceError, match="either both or neither of x and y should be given"):
+        np.where(x > 0, x)
 
 
 def test_float16_results_are_refused() -> None:

@@ -272,3 +272,28 @@ def bias_tanh(x, b):
     """Vector math over a 1-d input of any layout (read as C-contiguous: retyped, or copied when
     strided). x: (n, m); b: (m,)."""
     return np.tanh(x + b), np.exp(b) * 2.0
+
+
+def run_lengths(keys, values, x, k):
+    """Lengths known only at run time: np.where/np.nonzero, np.tile by run-time counts; and an
+    import inside the function (tracing runs it). keys: (n >= 1,) sorted, values: (n,), k >= 0."""
+    import numpy as np
+
+    change = np.diff(keys) != 0
+    starts = np.concatenate((np.array([0]), np.where(change)[0] + 1))
+    ends = np.concatenate((starts[1:], np.array([keys.shape[0]])))
+    sums = np.cumsum(values)
+    totals = sums[ends - 1] - np.concatenate((np.array([0.0]), sums[starts[1:] - 1]))
+    rows, cols = np.nonzero(x > 0)
+    return (
+        starts,
+        totals / (ends - starts),
+        rows,
+        cols,
+        np.flatnonzero(x),
+        np.nonzero(keys)[0],
+        x[np.nonzero(x)],
+        np.tile(values, (len(values), 1)),
+        np.tile(x, k),
+        np.tile(x, (2, k, 1)),
+    )
