@@ -10,7 +10,8 @@ from aotbuild.trace.writes import written_parameters
 
 
 def unit(source: str, helpers: tuple = ()) -> SimpleNamespace:
-    return SimpleNamespace(source=source, origin_file="m.py", origin_line=10, helpers=helpers)
+    """A stand-in for a KernelUnit: the source as written (``written_source``) is what is read."""
+    return SimpleNamespace(written_source=source, origin_file="m.py", origin_line=10, helpers=helpers)
 
 
 @pytest.mark.parametrize(
