@@ -153,8 +153,22 @@ def test_the_kernel_module_calls_its_regions_where_the_statements_were(built) ->
         in text
     )
     (region,) = [p for p in modules.glob("aot_region_row_offsets_region_0_*.py")]
-    assert "def row_offsets_region_0(points, r, out):" in region.read_text()
-    assert "in place" in region.read_text()  # written into out's row, not copied back
+    text = region.read_text()
+    assert "def row_offsets_region_0(points, r, out):" in text
+    assert "in place" in text  # written into out's row, not copied back
+    # its Ops are compiled into it, not called across objects once per row
+    assert text.count("= inline_op(") == 3 and "declare(" not in text
+
+
+def test_successive_updates_of_one_array_are_all_in_place(built, manifest) -> None:
+    modules = built.package_dir.parent / ".aotbuild" / "regions_ext" / "modules"
+    (region,) = [p for p in modules.glob("aot_region_spring_chain_region_0_*.py")]
+    text = region.read_text()
+    # force[i - 1] += f; force[i] -= f: both write into the caller's force, no copy of it
+    assert text.count(" = setitem_0(") == 2 and "copy_" not in text
+    assert "# float64[:, ::1][?, :] = float64[::1] -> float64[:, ::1], in place\n" in text
+    symbol = next(s for s, op in manifest["ops"].items() if op["module"] == region.name)
+    assert manifest["ops"][symbol]["calls"] == []
 
 
 def test_inspect_lists_traced_and_untraced_statements(built) -> None:

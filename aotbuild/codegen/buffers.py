@@ -155,8 +155,10 @@ def _views(node: Node, order: list[Node]) -> set[str]:
 
 
 def _destination_updates(graph: Graph, order: list[Node], position: dict[str, int]) -> set[str]:
-    """The first updates of the arrays a region writes into that can be done in the caller's
-    array itself (see the module docstring)."""
+    """The updates of the arrays a region writes into that can write into their base: each link
+    of the chain from the caller's array to its final value whose base, and every view of it, is
+    read before the update, and whose value and indices are not views of that base (see the
+    module docstring)."""
     found: set[str] = set()
     written = graph.outputs[len(graph.outputs) - len(graph.writes) :]
     for final in written:
@@ -167,14 +169,17 @@ def _destination_updates(graph: Graph, order: list[Node], position: dict[str, in
             node = node.inputs[0]
         if not chain or not isinstance(node.op, Argument):
             continue
-        first = chain[-1]
-        shared = _views(node, order)
-        readers = [item for item in order if item is not first and any(i.key in shared for i in item.inputs)]
-        if any(position[item.key] > position[first.key] for item in readers):
-            continue
-        if any(item.key in shared for item in first.inputs[1:]):
-            continue
-        found.add(first.key)
+        for update in chain:
+            base = update.inputs[0]
+            shared = _views(base, order)
+            readers = [
+                item for item in order if item is not update and any(i.key in shared for i in item.inputs)
+            ]
+            if any(position[item.key] > position[update.key] for item in readers):
+                continue
+            if any(item.key in shared for item in update.inputs[1:]):
+                continue
+            found.add(update.key)
     return found
 
 

@@ -88,7 +88,7 @@ class _Planner:
         self.profile = profile
         self.timers: dict[int, Timer] = {}
         self.modules: dict[str, OpModule] = {}
-        self.by_node: dict[tuple[str, bool, str, bool], OpModule] = {}
+        self.by_node: dict[tuple[str, bool, str, bool, bool], OpModule] = {}
         self.kernels: dict[str, OpModule] = {}  # by kernel unit key
         # By Call key: a subgraph's entry depends on the subgraph, not on the call's inputs.
         self.subgraphs: dict[tuple[str, bool, bool], OpModule] = {}
@@ -98,13 +98,20 @@ class _Planner:
         return self.modules.setdefault(module.symbol, module)
 
     def module_for(
-        self, node: Node, fast: bool = False, inplace: Node | None = None, parallel: bool = False
+        self,
+        node: Node,
+        fast: bool = False,
+        inplace: Node | None = None,
+        parallel: bool = False,
+        inlined: bool = False,
     ) -> OpModule:
         """The compiled Op computing ``node`` (rendered once per node key), with fast-math for
         the Ops of ``fastmath = true`` graphs (kernels keep their own ``@njit`` options), writing
         into its input ``inplace`` when it can (see :mod:`aotbuild.codegen.buffers`), its large
-        loops on several threads in ``parallel = true`` graphs (elementwise, fused, float sums)."""
-        index = (node.key, fast, inplace.key if inplace is not None else "", parallel)
+        loops on several threads in ``parallel = true`` graphs (elementwise, fused, float sums).
+        ``inlined``: the module of an Op a region compiles into itself (:func:`inlines`), not
+        one of the build's own."""
+        index = (node.key, fast, inplace.key if inplace is not None else "", parallel, inlined)
         module = self.by_node.get(index)
         if module is None:
             op = node.op
@@ -124,7 +131,7 @@ class _Planner:
                 rendered = render(node, inplace) if inplace else render(node)
                 if fast:
                     rendered = with_flags(rendered, replace(rendered.flags, fastmath=True))
-                module = self.add(rendered)
+                module = rendered if inlined else self.add(rendered)
             self.by_node[index] = module
         return module
 
@@ -179,6 +186,8 @@ def _entry(
     constants: list[dict[str, str]] = []
     statements: list[str] = []
     external: set[str] = set()  # declared symbols of other packages' graphs: no module here
+    inlined_calls: set[str] = set()  # what the Ops compiled into a region's module call
+    inlined_symbols: set[str] = set()
     inplace = inplace_inputs(graph)
 
     def fresh(prefix: str) -> str:
@@ -221,8 +230,10 @@ def _entry(
                 title = f"graph {op.package}.{op.graph} (in {op.package}): {signature}"
                 external.add(symbol)
                 args = [value(i) for i in node.inputs]
+                inlined = False
             else:
-                module = planner.module_for(node, fast, inplace.get(node.key), parallel)
+                inlined = kind == "region" and inlines(node)
+                module = planner.module_for(node, fast, inplace.get(node.key), parallel, inlined)
                 symbol, signature, title = module.symbol, module.signature, module.title
                 args = [value(i) for i in node.inputs if not isinstance(i.op, Constant)]
             if symbol not in declarations:
@@ -230,7 +241,12 @@ def _entry(
                     "name": fresh(re.sub(r"\W", "_", op.name) + "_"),  # special.erf: special_erf_0
                     "variant": f"{symbol}: {signature}",
                     "title": title,
+                    "inline": "",
                 }
+                if inlined:
+                    declarations[symbol].update(_inlined(module))
+                    inlined_calls.update(module.calls)
+                    inlined_symbols.add(symbol)
             names[node.key] = target = fresh("v")
             callee = declarations[symbol]["name"]
             statement = f"{target} = {callee}({', '.join(args)})"
@@ -255,13 +271,16 @@ def _entry(
         array = Node.make(Argument(position, graph.config.signature.args[position]))
         whole = tuple(IndexSlice(None, None, None) for _ in range(array.type.ndim))  # type: ignore[union-attr]
         copy = Node.make(SetIndex(whole, keeps_layout=True), (array, final))
-        module = planner.module_for(copy, fast, array, parallel)
+        module = planner.module_for(copy, fast, array, parallel, inlined=True)
         name = fresh("copy_")
         declarations[module.symbol] = {
             "name": name,
             "variant": f"{module.symbol}: {module.signature}",
             "title": module.title,
+            **_inlined(module),
         }
+        inlined_calls.update(module.calls)
+        inlined_symbols.add(module.symbol)
         statements.append(f"{name}({graph.params[position]}, {value(final)})  # into the caller's array")
     outputs = [output(node) for node in graph.returned]
     result = (tuple_text(outputs) if outputs else "None") if graph.returns_tuple else outputs[0]
@@ -291,8 +310,26 @@ def _entry(
         function=graph.name,
         signature=config.signature,
         flags=FASTMATH_FLAGS if fast else TRACED_FLAGS,
-        calls=tuple(sorted(set(declarations) - external)),
+        calls=tuple(sorted((set(declarations) - external - inlined_symbols) | inlined_calls)),
     )
+
+
+def inlines(node: Node) -> bool:
+    """Whether a region compiles ``node``'s Op into its own module (:mod:`aotbuild.compile.inline`):
+    every Op but kernels and graphs of their own (subgraphs, other packages' graphs)."""
+    return not isinstance(node.op, (Kernel, Call, ExternalCall))
+
+
+def _inlined(module: OpModule) -> dict[str, object]:
+    """What ``ops/graph.py.j2`` writes for an Op compiled into the region's module."""
+    if "'''" in module.text:
+        raise AssertionError(f"{module.symbol}: an inlined module's text holds three quotes")
+    return {
+        "inline": module.text.rstrip() + "\n",
+        "function": module.function,
+        "error_model": module.flags.error_model,
+        "fastmath": module.flags.fastmath,
+    }
 
 
 #: The start of the module name of each kind of entry.

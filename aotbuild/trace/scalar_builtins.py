@@ -39,9 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TraceError
+from ..errors import RunTimeValueError, TraceError
 from .operands import Operand, as_operand
 from .patches import involves_tracer
+from .ufuncs import KERNEL_HINT
 
 
 def _tracer(operand: Operand, python_type: type | None = None) -> Any:
@@ -121,8 +122,12 @@ def _extreme(name: str, greater: Callable[..., Any], original: Callable[..., Any
         if not involves_tracer(args):
             return original(*args, **kwargs)
         items = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
-        if kwargs or not items:
-            raise TraceError(f"{name}() with key= or default= on traced values is not supported")
+        if "key" in kwargs or set(kwargs) - {"key", "default"}:
+            raise RunTimeValueError(f"{name}() with key= on traced values is not supported ({KERNEL_HINT})")
+        if not items:
+            if "default" in kwargs:
+                return kwargs["default"]
+            raise ValueError(f"{name}() iterable argument is empty")
         from .ufuncs import apply_where
 
         operands = [_scalar(item, f"{name}()") for item in items]

@@ -1,0 +1,41 @@
+"""Ops compiled into the module that calls them, rather than called by declaration.
+
+A kernel's region (:mod:`aotbuild.trace.regions`) runs once per iteration of the kernel's loop,
+often on a few values (a row, a small table): there a call from one compiled object into
+another, and the array it returns, cost more than the work. So a region's entry holds the text of
+each Op it computes and calls it as a numba function of its own module, which LLVM inlines:
+
+    fused_0 = inline_op(r'''<the Op's generated module>''', error_model="numpy")
+
+The region's module text still determines its code (the Ops' texts are in it), and each Op is
+compiled with the options its own module would have been.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import types
+from typing import Any
+
+from .compiler import GENERATED_PACKAGE
+
+
+def inline_op(text: str, *, function: str = "op", error_model: str = "numpy", fastmath: bool = False) -> Any:
+    """The ``function`` of the generated module ``text``, callable (and inlined) from numba code."""
+    from numba.extending import register_jitable
+
+    name = f"{GENERATED_PACKAGE}.inline_{hashlib.sha256(text.encode()).hexdigest()[:20]}"
+    module = sys.modules.get(name)
+    if module is None:
+        module = types.ModuleType(name)
+        module.__file__ = f"{name}.py"
+        exec(compile(text, module.__file__, "exec"), module.__dict__)  # noqa: S102 (generated code)
+        sys.modules[name] = module
+    inlined = module.__dict__.get("_aot_inlined")
+    if inlined is None:
+        options: dict[str, Any] = {"forceinline": True, "error_model": error_model}
+        if fastmath:
+            options["fastmath"] = True
+        inlined = module.__dict__["_aot_inlined"] = register_jitable(**options)(module.__dict__[function])
+    return inlined
