@@ -69,6 +69,16 @@ class BuildResult:
         return len(self.timings)
 
 
+@dataclass(frozen=True)
+class _Options:
+    """What :func:`build` was asked to do beyond the project's own settings."""
+
+    profile: bool = False
+    fuse: bool = True
+    regions: bool = True
+    force: bool = False
+
+
 def _report_regions(graph: Graph, progress: Progress) -> None:
     """A kernel's array statements traced inside it, and those left to numba (with why)."""
     from .graph import Kernel
@@ -181,13 +191,15 @@ def build(
     profile: bool = False,
     fuse: bool = True,
     force: bool = False,
+    regions: bool = True,
 ) -> BuildResult:
     """Build the package ``path`` (a graphs.toml) declares; returns what was built.
 
     ``jobs`` compile worker processes (default: one per CPU; 1 compiles in this process), or
     the cluster ``executor`` (``dask://HOST:PORT``). ``use_cache=False`` neither reads nor
     writes the object cache. ``profile`` compiles per-Op timers in (``pkg.profile()``);
-    ``fuse=False`` keeps every elementwise Op its own (for debugging). ``force`` replaces
+    ``fuse=False`` keeps every elementwise Op its own (for debugging); ``regions=False`` leaves
+    kernels' array statements to numba (:mod:`aotbuild.trace.regions`). ``force`` replaces
     ``<out_dir>/<name>`` even when aotbuild did not write what is there (see
     :mod:`aotbuild.package.ownership`); without it the build stops before doing anything.
     """
@@ -215,7 +227,8 @@ def build(
     cache = ObjectCache(cache_dir()) if use_cache else None
     cap = size_cap()
     with exclusive_lock(work.parent / f"{package.name}.lock"):
-        result = _build_locked(project, work, cache, progress, jobs, executor, profile, fuse, force)
+        options = _Options(profile=profile, fuse=fuse, regions=regions, force=force)
+        result = _build_locked(project, work, cache, progress, jobs, executor, options)
     if cache is not None:
         cache.evict(cap)
     return result
@@ -228,9 +241,7 @@ def _build_locked(
     progress: Progress,
     jobs: int,
     executor: str | None,
-    profile: bool,
-    fuse: bool,
-    force: bool,
+    options: _Options,
 ) -> BuildResult:
     from .compile.target import resolve_target
     from .link.linalg import graphs_needing_linalg
@@ -259,7 +270,7 @@ def _build_locked(
     with project_imports(project.root):
         progress.begin("trace")
         used = load_used(project)
-        graphs = rewrite(trace_project(project, used), fuse=fuse)
+        graphs = rewrite(trace_project(project, used, regions=options.regions), fuse=options.fuse)
         nodes = {node.key for graph in graphs for node in graph.nodes()}
         progress.end(f"{len(graphs)} graph(s), {len(nodes)} distinct node(s)")
         for config in (g.config for g in graphs if g.config.auto.startswith("kernel")):
@@ -271,7 +282,7 @@ def _build_locked(
         # runtime compiles while the Ops are generated and compiled.
         runtime = start_runtime(cache, work)
         progress.begin("codegen")
-        plan = make_plan(graphs, profile=profile)
+        plan = make_plan(graphs, profile=options.profile)
         _write_modules(plan, modules_dir)
         progress.end(f"{len(plan.modules)} module(s) in {display_path(modules_dir)}")
 
@@ -318,7 +329,7 @@ def _build_locked(
         write_text(staged, "__init__.pyi", render_stub(project, plan, linalg))
         write_text(staged, "_exceptions.py", render_exceptions(project))
         write_text(staged, "_numba.py", render_numba_interop(project, plan))
-        if profile:
+        if options.profile:
             write_text(staged, "_profile.py", render_profile(project))
         write_text(staged, "py.typed", "")
         write_text(staged, NUMBA_LICENCE_FILE, numba_licence())
@@ -328,7 +339,7 @@ def _build_locked(
             write_text(staged / MODULES_FOLDER, module.filename, module.text)
         changed = not same_tree(staged, destination)
         raise_if_interrupted()  # the last moment the old package can still be kept
-        check_replaceable(destination, package.name, force=force)  # it may have appeared since
+        check_replaceable(destination, package.name, force=options.force)  # it may have appeared since
         if changed:
             publish(staged, destination)
         else:

@@ -68,6 +68,11 @@ def _parser() -> argparse.ArgumentParser:
         help="compile every elementwise Op on its own, as traced (for debugging)",
     )
     compile_.add_argument(
+        "--no-regions",
+        action="store_true",
+        help="leave kernels' array statements to numba, as written (for comparison and debugging)",
+    )
+    compile_.add_argument(
         "--profile",
         action="store_true",
         help="compile per-Op timers in: `with pkg.profile():` prints each graph's Ops and their times",
@@ -217,6 +222,7 @@ def _compile_command(args: argparse.Namespace) -> int:
                 use_cache=not args.no_cache,
                 profile=args.profile,
                 fuse=not args.no_fuse,
+                regions=not args.no_regions,
                 force=args.force,
             )
     except AotBuildError as exc:

@@ -181,3 +181,16 @@ def test_python_builtins_on_traced_scalars_trace(package) -> None:
     x = np.array([0.5, -3.0, 2.0])
     for n, s in [(5.7, -2.5), (3.0, 2.5), (4.0, 3.5), (6.0, -0.5), (0.0, 1.0)]:
         np.testing.assert_allclose(package.python_scalars(x, n, s), region_kernels.python_scalars(x, n, s))
+
+
+def test_no_regions_leaves_every_statement_to_numba() -> None:
+    from aotbuild.config import load_config
+    from aotbuild.graph import Kernel
+    from aotbuild.trace.driver import project_imports, trace_project
+
+    project = load_config(PROJECTS / "regions" / "graphs.toml")
+    with project_imports(project.root):
+        graphs = {graph.name: graph for graph in trace_project(project, regions=False)}
+    unit = graphs["row_offsets"].outputs[0].op.unit
+    assert isinstance(graphs["row_offsets"].outputs[0].op, Kernel)
+    assert unit.regions == () and "_aot_region" not in unit.source

@@ -182,7 +182,7 @@ def _entry(
     parallel = parallel or config.parallel
     taken = set(graph.params)
     names: dict[str, str] = {}
-    declarations: dict[str, dict[str, str]] = {}
+    declarations: dict[str, dict[str, object]] = {}
     constants: list[dict[str, str]] = []
     statements: list[str] = []
     external: set[str] = set()  # declared symbols of other packages' graphs: no module here

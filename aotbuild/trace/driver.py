@@ -296,11 +296,14 @@ def _check_cast(config: GraphConfig, params: tuple[str, ...], unit: Any, where: 
             )
 
 
-def trace_project(project: ProjectConfig, used: tuple[UsedPackage, ...] = ()) -> list[Graph]:
+def trace_project(
+    project: ProjectConfig, used: tuple[UsedPackage, ...] = (), regions: bool = True
+) -> list[Graph]:
     """Every graph of the project, in the order graphs.toml declares them; ``used``: the
-    packages ``[package] uses`` (see :mod:`aotbuild.trace.used`)."""
+    packages ``[package] uses`` (see :mod:`aotbuild.trace.used`); ``regions``: trace kernels'
+    array statements (:mod:`aotbuild.trace.regions`)."""
     graphs = []
-    analyser = KernelAnalyser(project.root)
+    analyser = KernelAnalyser(project.root, regions=regions)
     with subgraph_session(), routing(used, project.root):
         for config in project.graphs:
             function = import_function(config, project)
