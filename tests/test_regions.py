@@ -165,8 +165,10 @@ def test_successive_updates_of_one_array_are_all_in_place(built, manifest) -> No
     (region,) = [p for p in modules.glob("aot_region_spring_chain_region_0_*.py")]
     text = region.read_text()
     # force[i - 1] += f; force[i] -= f: both write into the caller's force, no copy of it
-    assert text.count(" = setitem_0(") == 2 and "copy_" not in text
-    assert "# float64[:, ::1][?, :] = float64[::1] -> float64[:, ::1], in place\n" in text
+    assert " = setitem_0(force, " in text and " = setitem_1(v" in text and "copy_" not in text
+    # each computes f's sum (difference) with force's row into the row itself: no temporary
+    assert "# float64[:, ::1][?, :] = fused add(float64[::1], float64[::1]) -> float64[:, ::1], in place\n" in text
+    assert "= fused subtract(float64[::1], float64[::1]) -> float64[:, ::1], in place\n" in text
     symbol = next(s for s, op in manifest["ops"].items() if op["module"] == region.name)
     assert manifest["ops"][symbol]["calls"] == []
 
@@ -194,3 +196,11 @@ def test_no_regions_leaves_every_statement_to_numba() -> None:
     unit = graphs["row_offsets"].outputs[0].op.unit
     assert isinstance(graphs["row_offsets"].outputs[0].op, Kernel)
     assert unit.regions == () and "_aot_region" not in unit.source
+
+
+def test_slices_assigned_elementwise_values_in_traced_graphs(package) -> None:
+    x, y, col = RNG.normal(size=(6, 5)), RNG.normal(size=(6, 5)), RNG.normal(size=(6, 1))
+    for args in [(x, y, col), (x.T.copy().T, y[::-1], col), (x[::1, ::1], y, col[::-1])]:
+        np.testing.assert_array_equal(package.slice_updates(*args), region_kernels.slice_updates(*args))
+    with pytest.raises(ValueError, match="could not broadcast"):
+        package.slice_updates(x, y, np.ones((6, 2)))

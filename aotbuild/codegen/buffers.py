@@ -50,6 +50,7 @@ from ..graph.array_ops import (
 )
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
+from ..graph.updates import FusedSetIndex
 from ..types import Array
 
 #: Ops whose array result is always a new allocation, and which keep no reference to their inputs.
@@ -69,6 +70,7 @@ FRESH = (
     SetIndex,
     SetGather,
     SetMask,
+    FusedSetIndex,
 )
 #: ``Expr`` functions (NumPy's, as numba implements them) whose result is a new array.
 FRESH_EXPRESSIONS = frozenset(
@@ -91,7 +93,12 @@ SHAPE_READERS = (Dim, Size)
 #: Ops that can write their result into an input (``inplace=`` in their renderers).
 WRITES_IN_PLACE = (Elementwise, Fused)
 #: Ops ``z[index] = value`` that can write into their base ``z`` (their first input).
-UPDATES_IN_PLACE = (SetIndex, SetGather, SetMask)
+UPDATES_IN_PLACE = (SetIndex, SetGather, SetMask, FusedSetIndex)
+
+
+def makes_new_array(node: Node) -> bool:
+    """Whether ``node``'s Op always returns a new array (never a view of its inputs)."""
+    return _fresh(node) and isinstance(node.type, Array)
 
 
 def _fresh(node: Node) -> bool:
@@ -115,12 +122,21 @@ def inplace_inputs(graph: Graph) -> dict[str, Node]:
     for output in graph.outputs:
         private[output.key] = False
     destinations = _destination_updates(graph, order, position)
+    returned = {output.key for output in graph.outputs}
     chosen: dict[str, Node] = {}
     for node in order:
         if isinstance(node.op, UPDATES_IN_PLACE):
             base = node.inputs[0]
             if node.key in destinations:
                 chosen[node.key] = base
+                continue
+            if (
+                isinstance(node.op, FusedSetIndex)
+                and _fresh(base)
+                and base.key not in returned
+                and _writable_here(node, order, position)
+            ):
+                chosen[node.key] = base  # its only other reader: the slice it reads as it writes
                 continue
             if (
                 private[base.key]
@@ -169,18 +185,36 @@ def _destination_updates(graph: Graph, order: list[Node], position: dict[str, in
             node = node.inputs[0]
         if not chain or not isinstance(node.op, Argument):
             continue
-        for update in chain:
-            base = update.inputs[0]
-            shared = _views(base, order)
-            readers = [
-                item for item in order if item is not update and any(i.key in shared for i in item.inputs)
-            ]
-            if any(position[item.key] > position[update.key] for item in readers):
-                continue
-            if any(item.key in shared for item in update.inputs[1:]):
-                continue
-            found.add(update.key)
+        found |= {update.key for update in chain if _writable_here(update, order, position)}
     return found
+
+
+def _writable_here(update: Node, order: list[Node], position: dict[str, int]) -> bool:
+    """Whether ``update`` may write into its base: the base and every view of it are read before
+    the update (but for the slice a fused update reads at the element it writes), and the
+    update's value and indices are not views of the base."""
+    base = update.inputs[0]
+    shared = _views(base, order)
+    op = update.op
+    target = None
+    if isinstance(op, FusedSetIndex) and op.target >= 0:
+        target = update.inputs[1 + op.indices + op.target]
+    readers = [
+        item
+        for item in order
+        if item is not update and item is not target and any(i.key in shared for i in item.inputs)
+    ]
+    if any(position[item.key] > position[update.key] for item in readers):
+        return False
+    if target is not None and any(
+        position[reader.key] > position[update.key] for reader in _readers(target, order)
+    ):
+        return False
+    return not any(item.key in shared for item in update.inputs[1:] if item is not target)
+
+
+def _readers(node: Node, order: list[Node]) -> list[Node]:
+    return [item for item in order if any(i is node for i in item.inputs)]
 
 
 def written_in_place(graph: Graph, inplace: dict[str, Node]) -> tuple[bool, ...]:

@@ -29,6 +29,7 @@ from ..graph.array_ops import (
 from ..graph.calls import Call, ExternalCall, TupleItem
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
+from ..graph.updates import FusedSetIndex
 from ..types import Scalar
 from .buffers import inplace_inputs, written_in_place
 from .elementwise import render_elementwise, render_fused
@@ -58,6 +59,7 @@ from .order import callees_first
 from .profile import CLOCK_DECLARATIONS, Timer, timed, timer_id
 from .reduce import render_fused_reduce, render_reduce
 from .templates import render, tuple_text
+from .updates import render_fused_set_index
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,7 @@ _RENDERERS: dict[type, Callable[..., OpModule]] = {
     ArgSort: render_argsort,
     MatMul: render_matmul,
     Einsum: render_einsum,
+    FusedSetIndex: render_fused_set_index,
 }
 
 

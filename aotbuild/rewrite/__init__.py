@@ -20,6 +20,7 @@ from ..graph import Graph
 from .fastmath import fastmath_graph
 from .fuse import fuse_graph
 from .kernels import rewritten_kernels
+from .updates import fuse_updates
 from .simplify import simplify_graph
 
 
@@ -47,6 +48,12 @@ PASSES: tuple[Pass, ...] = (
         "fuse-elementwise",
         "trees of elementwise Ops become one loop without temporaries (off: --no-fuse)",
         fuse_graph,
+        optional="fuse",
+    ),
+    Pass(
+        "fuse-updates",
+        "z[k] = elementwise value: computed into the slice itself, no temporary (off: --no-fuse)",
+        fuse_updates,
         optional="fuse",
     ),
 )

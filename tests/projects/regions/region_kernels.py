@@ -122,3 +122,14 @@ def python_scalars(x, n, s):
     low = min(np.min(x), 0.0, s)
     extra = float(x.shape[0]) + math.sqrt(abs(s)) + math.floor(s) + round(s) + int(s)
     return grid * scale + low + extra + np.ones(int(n), dtype=int) + max(x.shape[0], 3)
+
+
+def slice_updates(x, y, col):
+    """Traced whole: slices assigned elementwise values, computed into the slices."""
+    z = np.zeros((x.shape[0], x.shape[1]))
+    z[1:, :] = x[1:] * 2.0 + y[1:]
+    z[::2] += 1.5
+    z[:2] = col[:2] * 3.0 - 1.0  # col has one column: broadcast into the slice
+    w = x.copy()
+    w[:, 1:] += w[:, :-1] * 0.5  # reads another view of w: NumPy's order, not fused
+    return z + w
