@@ -204,3 +204,15 @@ def test_slices_assigned_elementwise_values_in_traced_graphs(package) -> None:
         np.testing.assert_array_equal(package.slice_updates(*args), region_kernels.slice_updates(*args))
     with pytest.raises(ValueError, match="could not broadcast"):
         package.slice_updates(x, y, np.ones((6, 2)))
+
+
+def test_argmin_and_argmax_of_expressions_are_numpys(package) -> None:
+    x, y, k = RNG.normal(size=150), RNG.normal(size=150), RNG.integers(-9, 9, 150)
+    cases = [(x, y, k), (x[::-3], y[::-3], k[::-3]), (np.round(x, 1), np.round(y, 1), k % 3)]
+    nans = x.copy()
+    nans[[40, 90]] = np.nan
+    cases += [(nans, y, k), (x[:1], y[:1], k[:1])]
+    for args in cases:
+        assert package.arg_extremes(*args) == region_kernels.arg_extremes(*args)
+    with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
+        package.arg_extremes(x[:0], y[:0], k[:0])

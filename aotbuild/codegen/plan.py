@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from ..graph import Argument, Constant, Dim, Elementwise, Graph, Kernel, Node, Reduce, Size
+from ..graph.arg_reduce import FusedArgReduce
 from ..graph.array_ops import (
     ArgSort,
     BasicIndex,
@@ -31,6 +32,7 @@ from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
 from ..graph.updates import FusedSetIndex
 from ..types import Scalar
+from .arg_reduce import render_fused_arg_reduce
 from .buffers import inplace_inputs, written_in_place
 from .elementwise import render_elementwise, render_fused
 from .indexing import (
@@ -167,6 +169,7 @@ _RENDERERS: dict[type, Callable[..., OpModule]] = {
     MatMul: render_matmul,
     Einsum: render_einsum,
     FusedSetIndex: render_fused_set_index,
+    FusedArgReduce: render_fused_arg_reduce,
 }
 
 

@@ -17,11 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..graph import Graph
+from .arg_reduce import fuse_arg_reductions
 from .fastmath import fastmath_graph
 from .fuse import fuse_graph
 from .kernels import rewritten_kernels
-from .updates import fuse_updates
 from .simplify import simplify_graph
+from .updates import fuse_updates
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,12 @@ PASSES: tuple[Pass, ...] = (
         "fuse-elementwise",
         "trees of elementwise Ops become one loop without temporaries (off: --no-fuse)",
         fuse_graph,
+        optional="fuse",
+    ),
+    Pass(
+        "fuse-arg-reductions",
+        "np.argmin/argmax of an elementwise value: scanned as computed, never stored (off: --no-fuse)",
+        fuse_arg_reductions,
         optional="fuse",
     ),
     Pass(

@@ -105,7 +105,13 @@ def test_fusion_is_deterministic_and_structural() -> None:
 
 
 def test_passes_run_in_order_and_can_be_turned_off() -> None:
-    assert [step.name for step in PASSES] == ["simplify", "fastmath", "fuse-elementwise", "fuse-updates"]
+    assert [step.name for step in PASSES] == [
+        "simplify",
+        "fastmath",
+        "fuse-elementwise",
+        "fuse-arg-reductions",
+        "fuse-updates",
+    ]
     a, b = arg(0), arg(1)
     g = graph((a + b) * 2.0)
     assert isinstance(rewrite([g])[0].outputs[0].op, Fused)

@@ -76,3 +76,17 @@ def graph_of(out):
             return topological_order(self.outputs)
 
     return _Graph()
+
+
+def test_argmin_of_an_expression_is_scanned_as_computed() -> None:
+    from aotbuild.graph.arg_reduce import FusedArgReduce
+
+    x, y = arg(0), arg(1)
+    out = rewritten(np.argmin(np.abs(x - y) ** 2))
+    assert isinstance(out.op, FusedArgReduce) and out.op.kind == "argmin"
+    assert [step.fn for step in out.op.steps] == ["subtract", "absolute", "multiply"]
+    z = arg(2, dtype="complex128")
+    assert not isinstance(rewritten(np.argmax(z * 2.0)).op, FusedArgReduce)  # complex order: kept
+    shared = x * 2.0
+    out = rewrite([graph(np.argmax(shared), shared)])[0].outputs[0]
+    assert not isinstance(out.op, FusedArgReduce)  # the value is returned too: stored

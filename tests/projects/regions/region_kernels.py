@@ -133,3 +133,13 @@ def slice_updates(x, y, col):
     w = x.copy()
     w[:, 1:] += w[:, :-1] * 0.5  # reads another view of w: NumPy's order, not fused
     return z + w
+
+
+def arg_extremes(x, y, k):
+    """Traced whole: argmin/argmax of elementwise values (never stored), 1-d and broadcast 2-d."""
+    return (
+        np.argmin((x - 0.5) ** 2),
+        np.argmax(np.abs(x * y)),
+        np.argmin(x[:, None] * y[None, :]),
+        np.argmax(k * 3 - k % 5),
+    )

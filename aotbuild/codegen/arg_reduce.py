@@ -1,0 +1,49 @@
+"""Render a fused ``np.argmin``/``np.argmax`` (:class:`FusedArgReduce`) into its Op module.
+
+The value is computed over the broadcast shape of the inputs, in C order; a 1-d value is
+computed 64 elements at a time into a buffer on the stack (a loop LLVM vectorises, vector math
+included), then scanned. The first least (greatest) value wins, and a NaN wins over every number
+(NumPy's rule); an empty value is NumPy's ValueError.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import Node
+from ..graph.arg_reduce import FusedArgReduce
+from .elementwise import broadcast, fused_body, helper_sources
+from .module import OpModule, template_op
+from .slots import input_slots
+
+
+def render_fused_arg_reduce(node: Node) -> OpModule:
+    op = node.op
+    assert isinstance(op, FusedArgReduce)
+    slots = input_slots(node)
+    ndim = max((slot.ndim for slot in slots), default=0)
+    plan = broadcast(slots, ndim)
+    body = fused_body(op.steps, slots, plan.reads)
+    exact = fused_body(op.steps, slots, plan.reads, exact=True) if body.checks else None
+    dtype = np.dtype(op.steps[-1].out_dtype)
+    title = (
+        f"{op.kind}(fused {'·'.join(step.fn for step in op.steps)}"
+        f"({', '.join(s.describe() for s in slots)})) -> int64"
+    )
+    return template_op(
+        "ops/argreduce.py.j2",
+        node,
+        slots,
+        name=f"{op.kind}_fused",
+        title=title,
+        kind=op.kind,
+        comparison="<" if op.kind == "argmin" else ">",
+        floating=dtype.kind == "f",
+        value_dtype=dtype.name,
+        ndim=ndim,
+        extents=plan.extents,
+        axis_sources=plan.axis_sources,
+        steps=plan.steps,
+        body=exact if exact is not None else body,  # a range-checked function: the C library's
+        helpers=helper_sources(body.helpers, body.library if exact is None else exact.library),
+    )
