@@ -167,10 +167,24 @@ def test_successive_updates_of_one_array_are_all_in_place(built, manifest) -> No
     # force[i - 1] += f; force[i] -= f: both write into the caller's force, no copy of it
     assert " = setitem_0(force, " in text and " = setitem_1(v" in text and "copy_" not in text
     # each computes f's sum (difference) with force's row into the row itself: no temporary
-    assert "# float64[:, ::1][?, :] = fused add(float64[::1], float64[::1]) -> float64[:, ::1], in place\n" in text
+    assert (
+        "# float64[:, ::1][?, :] = fused add(float64[::1], float64[::1]) -> float64[:, ::1], in place\n"
+        in text
+    )
     assert "= fused subtract(float64[::1], float64[::1]) -> float64[:, ::1], in place\n" in text
     symbol = next(s for s, op in manifest["ops"].items() if op["module"] == region.name)
     assert manifest["ops"][symbol]["calls"] == []
+    # f = np.array([magnitude * dx, magnitude * dy]) never leaves the region: on its stack
+    assert "    v4 = scratch(2, 0, np.float64)  # on the stack\n" in text and "pack_" not in text
+
+
+def test_a_small_array_leaving_its_region_is_on_the_heap(built, package) -> None:
+    modules = built.package_dir.parent / ".aotbuild" / "regions_ext" / "modules"
+    (region,) = [p for p in modules.glob("aot_region_last_pair_region_0_*.py")]
+    assert "scratch(" not in region.read_text() and "pack_0 = inline_op(" in region.read_text()
+    x = RNG.normal(size=7)
+    np.testing.assert_array_equal(package.last_pair(x), region_kernels.last_pair(x))
+    np.testing.assert_array_equal(package.last_pair(x[:0]), [1.0, 1.0])
 
 
 def test_inspect_lists_traced_and_untraced_statements(built) -> None:
@@ -216,3 +230,10 @@ def test_argmin_and_argmax_of_expressions_are_numpys(package) -> None:
         assert package.arg_extremes(*args) == region_kernels.arg_extremes(*args)
     with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
         package.arg_extremes(x[:0], y[:0], k[:0])
+
+
+def test_tuples_of_numbers_and_boolean_operators_trace(package, manifest) -> None:
+    db = RNG.integers(-2, 8, (300, 4))
+    for view in (db, db[::-2], np.asfortranarray(db)):
+        np.testing.assert_array_equal(package.matching_rows(view), region_kernels.matching_rows(view))
+    assert manifest["graphs"]["matching_rows"]["traced_regions"] == ["region_kernels.py:162"]

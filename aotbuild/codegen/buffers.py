@@ -228,3 +228,22 @@ def written_in_place(graph: Graph, inplace: dict[str, Node]) -> tuple[bool, ...]
             node = inplace[node.key]
         result.append(isinstance(node.op, Argument) and node.op.position == position)
     return tuple(result)
+
+
+def stack_arrays(graph: Graph, inplace: dict[str, Node]) -> set[str]:
+    """The small arrays of fixed size (``np.array([fx, fy])``: a :class:`Pack` of scalars) a
+    kernel's region can make in its own stack frame rather than on the heap: those whose memory
+    never leaves the graph — no output is one of them, a view of one, or an update written into
+    one. A region's Ops are compiled into its one function, so the frame outlives every use."""
+    escaping: set[str] = set()
+    stack = list(graph.outputs)
+    while stack:
+        node = stack.pop()
+        if node.key in escaping:
+            continue
+        escaping.add(node.key)
+        if node.key in inplace:
+            stack.append(inplace[node.key])
+        if not _fresh(node):
+            stack.extend(item for item in node.inputs if isinstance(item.type, Array))
+    return {node.key for node in graph.nodes() if isinstance(node.op, Pack) and node.key not in escaping}

@@ -33,7 +33,7 @@ from ..graph.linalg_ops import Einsum, MatMul
 from ..graph.updates import FusedSetIndex
 from ..types import Scalar
 from .arg_reduce import render_fused_arg_reduce
-from .buffers import inplace_inputs, written_in_place
+from .buffers import inplace_inputs, stack_arrays, written_in_place
 from .elementwise import render_elementwise, render_fused
 from .indexing import (
     render_basic_index,
@@ -195,6 +195,7 @@ def _entry(
     inlined_calls: set[str] = set()  # what the Ops compiled into a region's module call
     inlined_symbols: set[str] = set()
     inplace = inplace_inputs(graph)
+    on_stack = stack_arrays(graph, inplace) if kind == "region" else set()
 
     def fresh(prefix: str) -> str:
         index = 0
@@ -237,6 +238,12 @@ def _entry(
                 external.add(symbol)
                 args = [value(i) for i in node.inputs]
                 inlined = False
+            elif node.key in on_stack:  # filled in this function's own stack frame
+                names[node.key] = target = fresh("v")
+                dtype = node.op.dtype  # type: ignore[attr-defined]
+                statements.append(f"{target} = scratch({len(node.inputs)}, 0, np.{dtype})  # on the stack")
+                statements += [f"{target}[{k}] = {value(item)}" for k, item in enumerate(node.inputs)]
+                continue
             else:
                 inlined = kind == "region" and inlines(node)
                 module = planner.module_for(node, fast, inplace.get(node.key), parallel, inlined)
@@ -307,6 +314,7 @@ def _entry(
         statements=statements,
         result=result,
         clock=CLOCK_DECLARATIONS if planner.profile and declarations else "",
+        stack=bool(on_stack),
     )
     return op_module(
         name=f"{_PREFIX[kind]}_{graph.name}{'_contiguous' if contiguous else ''}",

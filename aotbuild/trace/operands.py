@@ -110,6 +110,10 @@ def as_operand(value: object) -> Operand:
         return Operand(constant_node(value, np.float64), weak=True, python_type=float)
     if isinstance(value, complex):
         return Operand(constant_node(value, np.complex128), weak=True, python_type=complex)
+    if isinstance(value, (list, tuple)):
+        from .movement import array_operand  # NumPy reads a sequence as the array of its items
+
+        return array_operand(value)
     raise TraceError(
         f"cannot use a value of type {type(value).__name__} in a traced computation "
         "(expected an array, a NumPy scalar or a Python number)"

@@ -150,7 +150,7 @@ class KernelRegions:
             nbtypes = tuple(value_type(typingctx, arg) for arg in args)
             argtypes = argument_types(nbtypes)
             if isinstance(argtypes, str):
-                name = region.params[len(_prefix_values(nbtypes))]
+                name = region.parameters[len(_prefix_values(nbtypes))].split("__")[0]
                 return self._failed(failures, region, region.first_reader(name), f"`{name}` is {argtypes}")
             try:
                 where = self._where(region, 0)
@@ -165,7 +165,7 @@ class KernelRegions:
             signature = graph.config.signature
             return to_numba(signature.result)(*(to_numba(t) for t in signature.args)), _never_lowered
 
-        return intrinsic(typing_function(region.name, ", ".join(region.params), typing))
+        return intrinsic(typing_function(region.name, ", ".join(region.parameters), typing))
 
     @staticmethod
     def _failed(failures: list[Any], region: Region, index: int, reason: str) -> None:

@@ -30,7 +30,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ...types import Array
+from ...types import Array, TupleOf
 from .statements import StatementKinds
 
 REGION_PREFIX = "_aot_region_"
@@ -58,6 +58,39 @@ class Region:
     lines: tuple[tuple[int, int], ...]
     """Each statement's first and last line in the kernel's source (1-based)."""
 
+    tuples: tuple[tuple[str, int], ...] = ()
+    """Parameters that are tuples of numbers (``mask=(1, 0, 1)``, ``shape = a.shape``), with
+    their lengths: passed item by item (a traced graph takes scalars and arrays), and made a
+    tuple again first thing."""
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The region function's (and graph's) parameters: ``params``, a tuple's items each
+        one of its own (``mask__0, mask__1, ...``)."""
+        lengths = dict(self.tuples)
+        return tuple(
+            item
+            for name in self.params
+            for item in ([name] if name not in lengths else _items(name, lengths[name]))
+        )
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        """What the kernel passes for :attr:`parameters` (``mask[0], mask[1], ...``)."""
+        lengths = dict(self.tuples)
+        return tuple(
+            item
+            for name in self.params
+            for item in ([name] if name not in lengths else [f"{name}[{k}]" for k in range(lengths[name])])
+        )
+
+    @property
+    def prologue(self) -> tuple[str, ...]:
+        """The statements making the tuple parameters tuples again."""
+        return tuple(
+            f"{name} = ({''.join(f'{item}, ' for item in _items(name, n))})" for name, n in self.tuples
+        )
+
     @property
     def assigned(self) -> tuple[str, ...]:
         """Every name its statements assign, in the order first assigned."""
@@ -74,7 +107,8 @@ class Region:
         assigned = ", ".join(f"{name!r}: {name}" for name in self.assigned)
         return "\n".join(
             [
-                f"def {self.name}({', '.join(self.params)}):",
+                f"def {self.name}({', '.join(self.parameters)}):",
+                *(f"    {line}" for line in self.prologue),
                 *body,
                 f"    return ({returns}), {{{assigned}}}",
                 "",
@@ -98,7 +132,7 @@ class Region:
 
     def statement_at(self, line: int) -> int:
         """The index of the statement on ``line`` of :meth:`function_source` (1-based)."""
-        current = 2
+        current = 2 + len(self.prologue)
         for index, statement in enumerate(self.statements):
             current += len(statement.splitlines())
             if line < current:
@@ -148,7 +182,7 @@ def outline(
         regions.append(region)
         first, last = run[0].lineno, run[-1].end_lineno or run[-1].lineno
         indent = lines[first - 1][: len(lines[first - 1]) - len(lines[first - 1].lstrip())]
-        call = f"{name}({', '.join(region.params)})"
+        call = f"{name}({', '.join(region.arguments)})"
         if region.outputs:
             call = f"{', '.join(region.outputs)}{',' if len(region.outputs) == 1 else ''} = {call}"
         original = [line.strip() for line in lines[first - 1 : last]]
@@ -194,7 +228,14 @@ def _region(
         )
     )
     lines = tuple((s.lineno, s.end_lineno or s.lineno) for s in run)
-    return Region(name, tuple(params), outputs, tuple(writes), tuple(statements), lines)
+    tuples = tuple(
+        (param, len(kind.items)) for param in params if isinstance(kind := kinds.types.get(param), TupleOf)
+    )
+    return Region(name, tuple(params), outputs, tuple(writes), tuple(statements), lines, tuples)
+
+
+def _items(name: str, length: int) -> list[str]:
+    return [f"{name}__{k}" for k in range(length)]
 
 
 def _write_target(statement: ast.stmt, kinds: StatementKinds) -> str | None:
@@ -226,7 +267,37 @@ def _traced_text(statement: ast.stmt, kinds: StatementKinds) -> str:
             value=ast.Name(statement.target.id, ast.Load()), slice=ast.Constant(Ellipsis), ctx=ast.Store()
         )
         statement = ast.AugAssign(target=target, op=statement.op, value=statement.value)
-    return ast.unparse(statement)
+    return ast.unparse(_BooleanOperators().visit(statement))
+
+
+class _BooleanOperators(ast.NodeTransformer):
+    """``a and b`` / ``a or b`` as ``_aot_and(a, b)`` / ``_aot_or(a, b)``: on traced booleans,
+    ``np.logical_and``/``or`` (:func:`aotbuild.trace.regions.tracing.traced_and`). Both sides
+    are then computed, so only where the later ones cannot raise what Python would have skipped:
+    no indexing by a number or an array (``i < n and a[i] > 0`` keeps Python's ``and``), no
+    ``np.linalg``."""
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:  # noqa: N802
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        if not all(_cannot_raise(value) for value in node.values[1:]):
+            return node
+        name = "_aot_and" if isinstance(node.op, ast.And) else "_aot_or"
+        return ast.Call(func=ast.Name(name, ast.Load()), args=list(node.values), keywords=[])
+
+
+def _cannot_raise(expression: ast.expr) -> bool:
+    for node in ast.walk(expression):
+        if isinstance(node, ast.Subscript):
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if not all(
+                isinstance(item, ast.Slice)
+                or (isinstance(item, ast.Constant) and item.value in (None, Ellipsis))
+                for item in items
+            ):
+                return False
+        if isinstance(node, ast.Attribute) and node.attr == "linalg":
+            return False
+    return True
 
 
 def _loads(statement: ast.stmt) -> Iterator[str]:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ...types import Array, Scalar, Value
+from ...types import Array, Scalar, TupleOf, Value
 
 #: Builtins that only read sizes or scalars of their arguments: no array work.
 _SCALAR_BUILTINS = frozenset({"len", "range", "enumerate", "zip", "print", "isinstance"})
@@ -52,23 +52,26 @@ SCALAR = Kind("scalar")
 OTHER = Kind("other")
 
 
-def local_types(typemap: dict[str, Any]) -> dict[str, Value | None]:
-    """Each local variable's type from numba's typemap (``x``, ``x.1``, ``arg.x``): an aotbuild
-    :class:`Value` when every definition has that one type, else None (a tuple, a list, or
-    definitions of different types)."""
+def local_types(typemap: dict[str, Any]) -> dict[str, Value | TupleOf | None]:
+    """Each local variable's type from numba's typemap (``x``, ``x.1``): an aotbuild
+    :class:`Value` (or a tuple of scalars) when every definition has that one type, else None
+    (a list, a tuple of arrays, or definitions of different types)."""
     from ...compile.numba_types import UnsupportedType, from_numba
 
-    found: dict[str, set[Value | None]] = {}
+    found: dict[str, set[Value | TupleOf | None]] = {}
     for variable, nbtype in typemap.items():
-        if variable.startswith("$"):
-            continue
-        name = variable.removeprefix("arg.").split(".")[0]
+        if variable.startswith(("$", "arg.")):
+            continue  # numba's temporaries; its arguments as passed (an omitted one: its default)
+        name = variable.split(".")[0]
         try:
-            value = from_numba(nbtype)
+            converted = from_numba(nbtype)
         except UnsupportedType:
-            value = None
-        if not isinstance(value, (Scalar, Array)):
-            value = None
+            converted = None
+        value: Value | TupleOf | None = None
+        if isinstance(converted, (Scalar, Array)):
+            value = converted
+        elif isinstance(converted, TupleOf) and all(isinstance(i, Scalar) for i in converted.items):
+            value = converted
         found.setdefault(name, set()).add(value)
     return {name: next(iter(values)) if len(values) == 1 else None for name, values in found.items()}
 
@@ -76,7 +79,7 @@ def local_types(typemap: dict[str, Any]) -> dict[str, Value | None]:
 class StatementKinds:
     """Kinds of a kernel's expressions and statements (see the module docstring)."""
 
-    def __init__(self, types: dict[str, Value | None], helpers: Iterable[str]) -> None:
+    def __init__(self, types: dict[str, Value | TupleOf | None], helpers: Iterable[str]) -> None:
         self.types = types
         self.helpers = frozenset(name.split(".")[0] for name in helpers)
 

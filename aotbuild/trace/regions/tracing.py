@@ -16,11 +16,13 @@ from __future__ import annotations
 import traceback
 import types
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ...config import GraphConfig
+from ...errors import TraceError
 from ...graph import Argument, Graph, Node
 from ...graph.array_ops import SetGather, SetIndex, SetMask
 from ...graph.node import topological_order
@@ -48,7 +50,7 @@ def trace_region(
     qualname: str,
     where: str,
     argtypes: tuple[Value, ...],
-    types: dict[str, Value | None],
+    types: dict[str, Value | TupleOf | None],
 ) -> Graph:
     """The graph of ``region`` (cut from the kernel ``function``, ``qualname``, its statements
     starting at ``where``: ``programs.py:12``) for ``argtypes``. Each name it assigns must
@@ -59,7 +61,7 @@ def trace_region(
     traced = _region_function(region, function, filename)
     tracers = [
         Tracer(_argument(position, kind, name))
-        for position, (name, kind) in enumerate(zip(region.params, argtypes, strict=True))
+        for position, (name, kind) in enumerate(zip(region.parameters, argtypes, strict=True))
     ]
     try:
         with tracing_patches(), np.errstate(all="ignore"):
@@ -88,7 +90,7 @@ def trace_region(
             raise RegionFailure(index, f"`{name}`: {exc}") from None
     writes: list[int] = []
     for name in region.writes:
-        position = region.params.index(name)
+        position = region.parameters.index(name)
         node = tracers[position].node
         if not isinstance(node.op, Argument):
             writes.append(position)
@@ -104,7 +106,7 @@ def trace_region(
         signature_text=str(signature),
         mode="trace",
     )
-    return Graph(config, region.params, tuple(outputs), returns_tuple=True, writes=tuple(writes))
+    return Graph(config, region.parameters, tuple(outputs), returns_tuple=True, writes=tuple(writes))
 
 
 def _keeping_layouts(outputs: list[Node], written: int) -> list[Node]:
@@ -132,6 +134,32 @@ def _argument(position: int, kind: Value, name: str) -> Operand:
     return Operand(node)
 
 
+def traced_boolean(ufunc: np.ufunc, *values: Any) -> Any:
+    """``a and b`` (``ufunc`` np.logical_and) or ``a or b`` (np.logical_or) in a region: Python's
+    where no value is traced; else ``ufunc`` of traced booleans (other traced values: refused,
+    as Python's ``and`` would return one of them, not a boolean)."""
+    from ..operands import as_operand
+    from ..patches import involves_tracer
+    from ..tracer import Tracer
+    from ..ufuncs import apply_ufunc
+
+    if not involves_tracer(values):
+        result = values[0]
+        for value in values[1:]:
+            if bool(result) != (ufunc is np.logical_and):  # and: stops at a false one; or: a true
+                break
+            result = value
+        return result
+    operands = [as_operand(value) for value in values]
+    if any(op.ndim != 0 or op.dtype != np.bool_ for op in operands):
+        kinds = ", ".join(str(op.node.type) for op in operands)
+        raise TraceError(f"`and`/`or` of traced values other than booleans ({kinds})")
+    combined = operands[0]
+    for op in operands[1:]:
+        combined = apply_ufunc(ufunc, (combined, op), {})
+    return Tracer(combined)
+
+
 def _region_function(region: Region, function: Any, filename: str) -> Any:
     """The region's function, compiled with ``function``'s globals, its closure's values and
     the traceable ``int``, ``float``..."""
@@ -144,6 +172,8 @@ def _region_function(region: Region, function: Any, filename: str) -> Any:
             continue
     for name, proxy in TRACED_TYPES.items():
         namespace.setdefault(name, proxy)
+    namespace["_aot_and"] = partial(traced_boolean, np.logical_and)
+    namespace["_aot_or"] = partial(traced_boolean, np.logical_or)
     compiled = compile(region.function_source(), filename, "exec")
     local: dict[str, Any] = {}
     exec(compiled, namespace, local)  # noqa: S102 (the kernel's own statements)
@@ -177,7 +207,7 @@ def argument_types(argtypes: tuple[Any, ...]) -> tuple[Value, ...] | str:
     return tuple(values)
 
 
-def _same_kind(expected: Value | None, traced: Any) -> bool:
+def _same_kind(expected: Value | TupleOf | None, traced: Any) -> bool:
     """Whether a traced value may stand where numba typed ``expected``: the same scalar, or an
     array of the same dtype and dimensions in a layout numba's accepts."""
     if isinstance(expected, Scalar):

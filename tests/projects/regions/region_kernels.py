@@ -143,3 +143,21 @@ def arg_extremes(x, y, k):
         np.argmin(x[:, None] * y[None, :]),
         np.argmax(k * 3 - k % 5),
     )
+
+
+def last_pair(x):
+    """The small array of the last iteration leaves its region (the kernel reads it after the
+    loop): it is made on the heap, the spring chain's on the stack."""
+    last = np.zeros(2)
+    for i in range(x.shape[0]):
+        last = np.array([x[i], x[i] * 2.0])
+    return last + 1.0
+
+
+def matching_rows(db, mask=(1, 0, 1)):
+    """A tuple default used as an array, and `and` of traced booleans, in a loop over rows."""
+    found = np.zeros(db.shape[0], dtype=np.bool_)
+    for i, row in enumerate(db):
+        head, rest = row[0], row[1:]
+        found[i] = head >= 0 and (mask == np.bitwise_and(mask, rest)).all()
+    return found
