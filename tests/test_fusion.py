@@ -1,9 +1,9 @@
 """Fused graphs compute what the Op-by-Op graphs compute, bit for bit, on random expressions.
 
 hypothesis draws random elementwise expressions over 1–3 inputs of different dimensions and
-dtypes (broadcasting against each other), some of them reduced (sum, max, mean over an axis or
-all); all of them go into one package built fused and one
-built with ``fuse=False``, whose results are compared on random inputs — equal bit for bit
+dtypes (broadcasting against each other) and rolls of them, some of them reduced (sum, max,
+mean over an axis or all); all of them go into one package built fused and one built with
+``fuse=False``, whose results are compared on random inputs — equal bit for bit
 (the same scalar operations run in the same order and dtypes) and close to NumPy's.
 """
 
@@ -28,12 +28,22 @@ INPUTS = (("x", "float64", (4, 5)), ("y", "float32", (5,)), ("z", "int64", (4, 1
 BINARY = ("+", "-", "*", "/", "np.maximum", "np.minimum", "np.arctan2", "np.hypot", "//")
 UNARY = ("np.sin", "np.exp", "np.sqrt(np.abs({}))", "-", "np.abs", "np.tanh", "np.square")
 CONSTANTS = ("2.0", "0.5", "3", "np.float32(1.5)")
+#: Leaves read at rolled positions: np.roll by constants joins the loop of its consumer.
+ROLLS = (
+    "np.roll(x, 2, axis=-1)",
+    "np.roll(x, (-1, 3), axis=(0, 1))",
+    "np.roll(y, 1)",
+    "np.roll(z, 5, axis=0)",
+)
+#: Programs built with every draw: a roll joined into a loop, and a reduction fused with one (the
+#: draw may reduce only vector math, which stays out of reductions).
+ALWAYS = ("np.sum((x - np.roll(x, 2, axis=-1)) * z, axis=0)", "np.roll(x, (-1, 3), axis=(0, 1)) * y - x")
 
 
 @st.composite
 def expressions(draw, depth: int = 4) -> str:
     if depth == 0 or draw(st.integers(0, 4)) == 0:
-        return draw(st.sampled_from([name for name, _, _ in INPUTS] + list(CONSTANTS)))
+        return draw(st.sampled_from([name for name, _, _ in INPUTS] + list(CONSTANTS) + list(ROLLS)))
     kind = draw(st.sampled_from(("unary", "binary", "binary", "where")))
     if kind == "unary":
         fn = draw(st.sampled_from(UNARY))
@@ -114,6 +124,7 @@ def useful(source: str) -> bool:
 )
 @given(st.lists(programs().filter(useful), min_size=28, max_size=28, unique=True))
 def test_fused_and_unfused_agree_bit_for_bit(tmp_path_factory, sources: list[str]) -> None:
+    sources = sources + [source for source in ALWAYS if source not in sources]
     folder = tmp_path_factory.mktemp("fusion")
     packages = {}
     for fuse in (True, False):

@@ -51,6 +51,7 @@ GRAPHS = {
     "views": ("views", (f64(3, 2), f64(4, 5))),
     "bias_tanh": ("bias_tanh", (f64(3, 4), f64(4))),
     "run_lengths": ("run_lengths", (i64(3), f64(3), f64(3, 4), np.int64(2))),
+    "rolls": ("rolls", (f64(3, 4), np.ones((3, 4), dtype=np.uint32))),
 }
 
 
@@ -326,6 +327,16 @@ def test_views_and_broadcasts(package, data) -> None:
     else:
         x = data.draw(matrices(1, 9))
     check(package.views(x, u), numpy_results(programs.views, x, u), rtol=1e-12)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_rolls(package, data) -> None:
+    """np.roll by constants, fused or on its own, and integer stencils of rolls and slices: NumPy's
+    values on every layout, empty and size-1 axes (the rolls and uint32 arithmetic bit for bit)."""
+    x = data.draw(matrices(0, 7))
+    k = data.draw(matrices(0, 7, np.uint32, st.integers(0, 2**32 - 1)))
+    check(package.rolls(x, k), numpy_results(programs.rolls, x, k), rtol=1e-14)
 
 
 @SETTINGS

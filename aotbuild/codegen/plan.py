@@ -21,6 +21,7 @@ from ..graph.array_ops import (
     MaskSelect,
     Pack,
     Reshape,
+    Roll,
     Scan,
     SetGather,
     SetIndex,
@@ -34,7 +35,7 @@ from ..graph.updates import FusedSetIndex
 from ..types import Scalar
 from .arg_reduce import render_fused_arg_reduce
 from .buffers import inplace_inputs, stack_arrays, written_in_place
-from .elementwise import render_elementwise, render_fused
+from .elementwise import render_elementwise, render_fused, render_roll
 from .indexing import (
     render_basic_index,
     render_gather,
@@ -165,6 +166,7 @@ _RENDERERS: dict[type, Callable[..., OpModule]] = {
     Bincount: render_bincount,
     Expr: render_expression,
     Scan: render_scan,
+    Roll: render_roll,
     ArgSort: render_argsort,
     MatMul: render_matmul,
     Einsum: render_einsum,

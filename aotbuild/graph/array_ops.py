@@ -338,6 +338,28 @@ class Scan(_NewArray):
         return f"Scan({self.kind}, axis={self.axis})"
 
 
+@dataclass(frozen=True)
+class Roll(_NewArray):
+    """``np.roll`` by shifts known when tracing, one per axis (0 where an axis is not rolled):
+    ``out[..., i, ...] = a[..., (i - shift) mod n, ...]`` along each axis, NumPy's result. Rendered
+    as an elementwise loop that reads its input at rolled positions, so it fuses with its consumer
+    (see aotbuild/rewrite/fuse.py)."""
+
+    shifts: tuple[int, ...]
+
+    @property
+    def name(self) -> str:
+        return "roll"
+
+    @property
+    def key(self) -> str:
+        return f"Roll({list(self.shifts)})"
+
+    def result_type(self, inputs: tuple[Result, ...]) -> Result:
+        source = inputs[0]
+        assert isinstance(source, Array)
+        return value_of(source.dtype, source.ndim, "C")  # a new array: writable, as a loop's result
+
 
 @dataclass(frozen=True)
 class ArgSort(Op):

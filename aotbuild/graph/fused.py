@@ -10,6 +10,9 @@ from .ops import Op
 #: The step of a gather joined into the loop: ``source[indices[i]]`` (see aotbuild/rewrite/fuse.py).
 TAKE = "take"
 
+#: The step of an ``np.roll`` by constants joined into the loop: its input read at rolled positions.
+ROLL = "roll"
+
 
 @dataclass(frozen=True)
 class FusedStep:
@@ -19,7 +22,8 @@ class FusedStep:
     steps (``n_inputs + j`` is step ``j``); ``ndims`` are those values' dimensions (NumPy takes
     some fast paths only for scalar operands).
     ``fn`` is a ufunc's name, or :data:`TAKE`: its first argument, an input of the fused Op, is
-    read at the value of its second (a gather by constant indices).
+    read at the value of its second (a gather by constant indices); or :data:`ROLL`: its one
+    argument, an input of the fused Op, read at the loop's position rolled by ``shifts``.
     """
 
     fn: str
@@ -27,6 +31,8 @@ class FusedStep:
     out_dtype: str
     args: tuple[int, ...]
     ndims: tuple[int, ...]
+    shifts: tuple[int, ...] = ()
+    """For :data:`ROLL`: ``np.roll``'s shift along each axis of the input (0: not rolled)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +51,9 @@ class Fused(Op):
     @property
     def key(self) -> str:
         parts = ";".join(
-            f"{s.fn}({','.join(map(str, s.args))}:{','.join(s.in_dtypes)}->{s.out_dtype})" for s in self.steps
+            f"{s.fn}{list(s.shifts) if s.fn == ROLL else ''}"
+            f"({','.join(map(str, s.args))}:{','.join(s.in_dtypes)}->{s.out_dtype})"
+            for s in self.steps
         )
         return f"Fused({parts})"
 
@@ -53,6 +61,11 @@ class Fused(Op):
     def gathered(self) -> frozenset[int]:
         """The inputs read at indices (by :data:`TAKE` steps), not at the loop's position."""
         return frozenset(step.args[0] for step in self.steps if step.fn == TAKE)
+
+    @property
+    def rolled(self) -> dict[int, tuple[int, ...]]:
+        """The inputs read at rolled positions (by :data:`ROLL` steps), with their shifts."""
+        return {step.args[0]: step.shifts for step in self.steps if step.fn == ROLL}
 
     def result_type(self, inputs: tuple[Result, ...]) -> Result:
         ndim = max((getattr(t, "ndim", 0) for k, t in enumerate(inputs) if k not in self.gathered), default=0)

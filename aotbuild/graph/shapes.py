@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..types import Array
-from .array_ops import BasicIndex, Gather, IndexInt, IndexSlice, NewAxis, Pack, Squeeze, SumTo
+from .array_ops import BasicIndex, Gather, IndexInt, IndexSlice, NewAxis, Pack, Roll, Squeeze, SumTo
 from .fused import Fused, FusedReduce
 from .node import Node
 from .ops import Constant, Elementwise, Reduce
@@ -41,6 +41,8 @@ def unit_axes(node: Node) -> frozenset[int]:
         return _indexed(unit_axes(node.inputs[0]), op)
     if isinstance(op, (Elementwise, Fused)):
         return _broadcast(node)
+    if isinstance(op, Roll):
+        return unit_axes(node.inputs[0])
     return frozenset()
 
 
@@ -111,6 +113,8 @@ def known_shape(node: Node) -> tuple[int | None, ...]:
         found = source[: op.axis] + index + source[op.axis + 1 :]
     elif isinstance(op, Elementwise):
         found = _broadcast_shape(node) or found
+    elif isinstance(op, Roll):
+        found = known_shape(node.inputs[0])
     elif isinstance(op, Reduce):
         source = known_shape(node.inputs[0])
         if op.keepdims:

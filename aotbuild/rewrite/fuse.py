@@ -36,14 +36,15 @@ checks the broadcast of all inputs, which fails exactly when one of the steps' w
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from ..graph import Constant, Elementwise, Graph, Node, Reduce
-from ..graph.array_ops import Gather
+from ..graph.array_ops import Gather, Roll
 from ..graph.calls import Call
-from ..graph.fused import TAKE, Fused, FusedReduce, FusedStep
+from ..graph.fused import ROLL, TAKE, Fused, FusedReduce, FusedStep
 from ..graph.ops import TRANSCENDENTAL
 from ..graph.shapes import largest_index
 from .calls import rewritten_call
@@ -63,7 +64,8 @@ def fuse_graph(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
         for item in node.inputs
         if _joins(item, node, uses)
     }
-    absorbed |= _gathers_joining(nodes, absorbed, uses)
+    absorbed |= _joining_loops(nodes, absorbed, uses, _gather_joins)
+    absorbed |= _joining_loops(nodes, absorbed, uses, _roll_joins)
     absorbed |= _recomputed(nodes, uses, graph.outputs)
     rebuilt: dict[int, Node] = {}
     for node in nodes:
@@ -148,26 +150,39 @@ def _recomputed(nodes: list[Node], uses: Counter[int], outputs: tuple[Node, ...]
     return chosen
 
 
-def _gathers_joining(nodes: list[Node], absorbed: set[int], uses: Counter[int]) -> set[int]:
-    """The gathers by constant indices that join the elementwise loop consuming them: a 1-d
-    source, 1-d non-negative constant indices, one consumer, elementwise, whose loop is stored
-    (not reduced: a reduction's element functions read every input at the loop's index)."""
+def _joining_loops(
+    nodes: list[Node], absorbed: set[int], uses: Counter[int], joins: Callable[[Node, Node], bool]
+) -> set[int]:
+    """The nodes read at other positions than the loop's (gathers, rolls) that join the loop of
+    the elementwise Op consuming them: ``joins(node, consumer)``, one consumer, and a loop that is
+    stored, not reduced (a reduction's element functions read every input at the loop's index)."""
     consumer: dict[int, Node] = {}
     for node in nodes:
         for item in node.inputs:
             consumer.setdefault(id(item), node)
     joining = set()
     for node in nodes:
-        if not (_gathered_by_constant(node) and uses[id(node)] == 1 and id(node) in consumer):
+        if uses[id(node)] != 1 or id(node) not in consumer:
             continue
         root = consumer[id(node)]
-        if not isinstance(root.op, Elementwise) or getattr(root.type, "ndim", 0) != 1:
+        if not (isinstance(root.op, Elementwise) and joins(node, root)):
             continue
         while id(root) in absorbed:  # the loop it ends up in
             root = consumer[id(root)]
         if isinstance(root.op, Elementwise):
             joining.add(id(node))
     return joining
+
+
+def _gather_joins(node: Node, consumer: Node) -> bool:
+    """A gather by constant indices joins a 1-d loop (see :func:`_gathered_by_constant`)."""
+    return _gathered_by_constant(node) and getattr(consumer.type, "ndim", 0) == 1
+
+
+def _roll_joins(node: Node, consumer: Node) -> bool:
+    """An ``np.roll`` by constants joins a loop of its own dimensions: the loop reads its input
+    at rolled positions (the rows of a rolled axis in two runs where no input broadcasts)."""
+    return isinstance(node.op, Roll) and getattr(consumer.type, "ndim", 0) == node.type.ndim  # type: ignore[union-attr]
 
 
 def _gathered_by_constant(node: Node) -> bool:
@@ -212,43 +227,47 @@ def _fused(root: Node, absorbed: set[int], rebuilt: dict[int, Node]) -> Node:
     """The Fused node computing ``root`` and every node absorbed into it (``root`` may itself be
     absorbed, into a reduction)."""
     inputs: list[Node] = []
-    input_index: dict[tuple[bool, int], int] = {}
+    input_index: dict[tuple[object, int], int] = {}
     steps: list[tuple[Node, tuple[tuple[str, int], ...]]] = []
     step_index: dict[int, int] = {}
 
-    def visit(node: Node, gathered: bool = False) -> tuple[str, int]:
+    def visit(node: Node, read: object = None) -> tuple[str, int]:
         """("input", i) or ("step", j) for ``node``, adding what it needs, inputs first seen first.
-        ``gathered``: the source of a gather, an input of its own (read at indices, not at the
-        loop's position), even where the same array is read elementwise too."""
+        ``read``: how an input is read — None at the loop's position; ``"gathered"``, the source
+        of a gather, at indices; a roll's shifts, at rolled positions — each an input of its own,
+        even where the same array is read at the loop's position too."""
         if node is root or id(node) in absorbed:
             if id(node) not in step_index:
                 args: tuple[tuple[str, int], ...]
                 if isinstance(node.op, Gather):
-                    args = (visit(node.inputs[0], gathered=True), visit(node.inputs[1]))
+                    args = (visit(node.inputs[0], "gathered"), visit(node.inputs[1]))
+                elif isinstance(node.op, Roll):
+                    args = (visit(node.inputs[0], node.op.shifts),)
                 else:
                     args = tuple(visit(item) for item in node.inputs)
                 step_index[id(node)] = len(steps)
                 steps.append((node, args))
             return ("step", step_index[id(node)])
-        if (gathered, id(node)) not in input_index:
-            input_index[(gathered, id(node))] = len(inputs)
+        if (read, id(node)) not in input_index:
+            input_index[(read, id(node))] = len(inputs)
             inputs.append(rebuilt[id(node)])
-        return ("input", input_index[(gathered, id(node))])
+        return ("input", input_index[(read, id(node))])
 
     visit(root)
     count = len(inputs)
     fused_steps = []
     for node, args in steps:
         op = node.op
-        assert isinstance(op, (Elementwise, Gather))
+        assert isinstance(op, (Elementwise, Gather, Roll))
         dtypes = tuple(item.type.dtype for item in node.inputs)  # type: ignore[union-attr]
         fused_steps.append(
             FusedStep(
-                fn=op.fn if isinstance(op, Elementwise) else TAKE,
+                fn=op.fn if isinstance(op, Elementwise) else TAKE if isinstance(op, Gather) else ROLL,
                 in_dtypes=op.in_dtypes if isinstance(op, Elementwise) else dtypes,
                 out_dtype=op.out_dtype if isinstance(op, Elementwise) else dtypes[0],
                 args=tuple(index if kind == "input" else count + index for kind, index in args),
                 ndims=tuple(getattr(item.type, "ndim", 0) for item in node.inputs),
+                shifts=op.shifts if isinstance(op, Roll) else (),
             )
         )
     return Node.make(Fused(tuple(fused_steps)), tuple(inputs))

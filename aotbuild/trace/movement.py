@@ -24,6 +24,7 @@ from ..graph.array_ops import (
     NewAxis,
     Pack,
     Reshape,
+    Roll,
     Scan,
     Squeeze,
 )
@@ -281,14 +282,32 @@ def roll(x: Operand, shift: object, axis: object = None) -> Operand:
         axes = tuple(axes) * len(shifts)
     if len(shifts) != len(axes):
         raise TraceError("'shift' and 'axis' should be scalars or 1D sequences of the same length")
+    axes = tuple(normalize_axis(ax, x.ndim) for ax in axes)
+    if all(isinstance(amount, (int, np.integer)) for amount in shifts):
+        return _roll_known(x, [int(amount) for amount in shifts], axes)  # type: ignore[call-overload]
     result = x
     for amount, ax in zip(shifts, axes, strict=True):
-        result = _roll_axis(result, amount, normalize_axis(ax, x.ndim))
+        result = _roll_axis(result, amount, ax)
     return result
 
 
+def _roll_known(x: Operand, shifts: list[int], axes: tuple[int, ...]) -> Operand:
+    """A :class:`~aotbuild.graph.array_ops.Roll`: NumPy adds the shifts given for one axis, then
+    rolls each axis by its total modulo the axis's length (known only at run time)."""
+    totals = [0] * x.ndim
+    for amount, ax in zip(shifts, axes, strict=True):
+        totals[ax] += amount
+    limit = np.iinfo(np.int64)
+    if any(not limit.min <= total <= limit.max for total in totals):
+        raise TraceError(f"np.roll: the shifts {tuple(totals)} do not fit in int64")
+    if not any(totals):
+        return copy(x)  # NumPy's result is a new array all the same
+    return Operand(Node.make(Roll(tuple(totals)), (x.node,)))
+
+
 def _roll_axis(x: Operand, shift: Any, axis: int) -> Operand:
-    # NumPy: offset = shift % (n or 1); the result is x[-offset:] followed by x[:-offset].
+    # A shift known only at run time: NumPy's offset = shift % (n or 1); the result is x[-offset:]
+    # followed by x[:-offset].
     length = dims(x)[axis]
     offset = np.remainder(shift, np.maximum(length, 1))
     cut = length - offset

@@ -111,3 +111,76 @@ def test_a_one_dimensional_fused_sum_reads_its_rows_through_its_own_functions() 
     assert "acc += leaf_rows(contiguous(a0_row), n0) if n0 <= BLOCK else run_sum(" in one
     two = fused_sum(x * y - 1.0)
     assert "def element_row" in two and "def run_sum_rows" in two
+
+
+def _jitted(text: str):
+    """The ``op`` of a generated module, compiled by numba's JIT for this CPU."""
+    import numba
+
+    namespace: dict = {}
+    exec(compile(text, "<generated>", "exec"), namespace)
+    return numba.njit(namespace["op"])
+
+
+def _fused(*outputs: Tracer, signature: str) -> list:
+    from aotbuild.config import GraphConfig
+    from aotbuild.config.signature import parse_signature
+    from aotbuild.graph import Graph
+    from aotbuild.rewrite.fuse import fuse_graph
+
+    config = GraphConfig(name="g", function="m:g", signature=parse_signature(signature), signature_text="")
+    names = tuple(f"x{k}" for k in range(len(config.signature.args)))
+    return list(fuse_graph(Graph(config, names, tuple(o.node for o in outputs), True)).outputs)
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "float64"])
+def test_a_loop_over_views_reads_contiguous_rows_and_vectorises(dtype: str) -> None:
+    """A stencil of slices (any-layout views): where every row has a unit stride the loop reads
+    rows typed C-contiguous, and LLVM vectorises it, integer as float; a strided view takes the
+    direct loop. NumPy's values (uint32 wrapping) either way."""
+    from aotbuild.codegen.elementwise import render_fused
+
+    x = traced(dtype, 2)
+    (node,) = _fused(
+        x[:-2, 1:-1] + x[2:, 1:-1] - 9 * x[1:-1, 1:-1] + x[1:-1, :-2], signature=f"{dtype}({dtype}[:, :])"
+    )
+    text = render_fused(node).text
+    assert "if s0_0 == 1 and" in text and "and unit_rows:" in text
+    assert "r0 = contiguous(a0[i0])" in text and "x0 = r0[i1]" in text
+    op = _jitted(text)
+    image = np.random.default_rng(0).integers(0, 2**32 if dtype == "uint32" else 256, (40, 70)).astype(dtype)
+    for u in (image, image[:, ::2]):
+        views = (u[:-2, 1:-1], u[2:, 1:-1], u[1:-1, 1:-1], u[1:-1, :-2])
+        np.testing.assert_array_equal(op(*views), views[0] + views[1] - 9 * views[2] + views[3])
+    assert "vector.body" in next(iter(op.inspect_llvm().values()))
+
+
+@pytest.mark.parametrize("ndim", [1, 2])
+def test_rolls_read_rows_in_segments_and_give_numpys_bits(ndim: int) -> None:
+    """np.roll by constants, alone and fused beside its input: the last axis in segments (no
+    wrap per element), the others a row chosen once; NumPy's values for shifts negative and
+    beyond the axis, on empty, one-element, contiguous and strided inputs."""
+    from aotbuild.codegen.elementwise import render_fused, render_roll
+    from aotbuild.graph import Node
+    from aotbuild.graph.array_ops import Roll
+
+    rng = np.random.default_rng(1)
+    x = traced("int64", ndim)
+    axes = tuple(range(ndim))
+    shapes = [(5, 7), (1, 4), (0, 3), (3, 1)] if ndim == 2 else [(6,), (1,), (0,)]
+    for shift in (1, -9, 0):
+        shifts = (-3,) * (ndim - 1) + (shift,)
+        alone = render_roll(Node.make(Roll(shifts), (x.node,))).text
+        assert ("while lo < n" in alone) == bool(shift)
+        (fused,) = _fused(
+            np.roll(x, shifts, axis=axes) * 2 - x, signature=f"int64(int64[{', '.join([':'] * ndim)}])"
+        )
+        ops = _jitted(alone), _jitted(render_fused(fused).text)
+        for shape in shapes:
+            value = rng.integers(-9, 9, shape)
+            want = np.roll(value, shifts, axis=axes)
+            for given in (value, np.repeat(value, 2, axis=-1)[..., ::2]):
+                np.testing.assert_array_equal(ops[0](given), want)
+                args = (given,) * ops[1].py_func.__code__.co_argcount
+                np.testing.assert_array_equal(ops[1](*args), want * 2 - value)
+

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...errors import TraceError
 from ...graph import Node, Reduce
-from ...graph.array_ops import BroadcastTo, Expr, Pack, Reshape, Scan, SumTo
+from ...graph.array_ops import BroadcastTo, Expr, Pack, Reshape, Roll, Scan, SumTo
 from ..tracer import Tracer
 from .common import Contributions, describe, sum_to, traced
 from .linalg import LINALG
@@ -75,6 +75,14 @@ def _scan(node: Node, g: Tracer) -> Contributions:
     return (_reverse_cumsum(g * traced(node), op.axis) / traced(node.inputs[0]),)
 
 
+def _roll(node: Node, g: Tracer) -> Contributions:
+    """Each element goes back where it came from: ``g`` rolled the other way."""
+    op = node.op
+    assert isinstance(op, Roll)
+    back = tuple(-shift for shift in op.shifts)
+    return (np.roll(g, back, axis=tuple(range(len(back)))),)  # type: ignore[call-overload]
+
+
 def _reverse_cumsum(g: Tracer, axis: int) -> Any:
     """The sums of ``g`` from each position to the end of ``axis``."""
     return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
@@ -119,5 +127,6 @@ RULES: dict[type, Callable[[Node, Tracer], Contributions]] = {
     SumTo: _sum_to,
     Pack: _pack,
     Scan: _scan,
+    Roll: _roll,
     Expr: _expression,
 }

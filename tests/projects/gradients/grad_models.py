@@ -113,7 +113,7 @@ def partial(x, n):
 
 
 def moves(x, w):
-    """clip, dot, a batched matmul, swapaxes, flip, stack (of arrays and of scalars)."""
+    """clip, dot, a batched matmul, swapaxes, flip, stack (of arrays and of scalars), roll."""
     batch = np.stack([x, x * 2.0])  # (2, 3, 3)
     product = batch @ w  # batched, w broadcast over the batch
     turned = np.swapaxes(product, 1, 2)
@@ -122,6 +122,7 @@ def moves(x, w):
         np.sum(np.clip(x, -0.5, 0.5) * np.dot(x, w))
         + np.sum(turned * np.flip(product, 1))
         + np.sum(scalars**2)
+        + np.sum(np.roll(x, (1, -2), axis=(0, 1)) * w)
     )
 
 

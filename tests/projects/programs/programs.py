@@ -274,6 +274,39 @@ def bias_tanh(x, b):
     return np.tanh(x + b), np.exp(b) * 2.0
 
 
+def rolls(x, k):
+    """np.roll by constants, joined into the elementwise loop around it or on its own: shifts
+    negative, beyond the axis, 0, on two axes and on one twice, flattened (axis=None), beside
+    a broadcast value, under vector math and reduced; and integer stencils, of rolls and of
+    slices, that wrap as NumPy's uint32 does (``4 * k`` stays uint32). x: (n, m); k: (p, q)."""
+    lap = np.roll(k, 1, axis=0) + np.roll(k, -1, axis=0) + np.roll(k, 1, axis=1) + np.roll(k, -1, axis=1)
+    sharpen = (
+        k[:-2, :-2]
+        + k[:-2, 1:-1]
+        + k[:-2, 2:]
+        + k[1:-1, :-2]
+        - 9 * k[1:-1, 1:-1]
+        + k[1:-1, 2:]
+        + k[2:, :-2]
+        + k[2:, 1:-1]
+        + k[2:, 2:]
+    )
+    return (
+        np.roll(x, 1, axis=0),
+        np.roll(x, -7, axis=1) * 2.0 + x,
+        np.roll(x, (2, -3), axis=(0, 1)) - x[::-1],
+        np.roll(x, 5) + 1.0,
+        np.roll(x, 0, axis=1),
+        np.roll(x, (1, 1), axis=(1, 1)) + np.roll(x, 100, axis=0),
+        np.exp(np.roll(x, 3, axis=1)) + x,
+        np.roll(x, 2, axis=1) + x[:1, :],
+        np.sum(np.roll(x, 1, axis=1) * x),
+        lap - 4 * k,
+        sharpen,
+        np.roll(k[:1].ravel(), -2) * 3,
+    )
+
+
 def run_lengths(keys, values, x, k):
     """Lengths known only at run time: np.where/np.nonzero, np.tile by run-time counts; and an
     import inside the function (tracing runs it). keys: (n >= 1,) sorted, values: (n,), k >= 0."""
