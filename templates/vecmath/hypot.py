@@ -7,7 +7,10 @@ so the root is within a quarter of an ulp before its own rounding: under 1 ulp i
 divisions and a double-double square root per element), then lost its Newton correction (a
 division and a third exact product, for 0.5 ulp instead of 0.85): complex `abs` of 10^5 values
 went 844 -> 416 us on a Zen 1 EPYC, where NumPy takes 300; with FMA squares and no NaN select
-(the NaN reaches the root by itself), 588 -> 330 us, NumPy 350. Its double-double helpers come from
+(the NaN reaches the root by itself), 588 -> 330 us, NumPy 350. The float32 function squares and
+adds in float64, where nothing overflows or loses bits, with no scaling and no double-double: it
+had called the float64 one (complex64 `abs` of 10^5 values on an AVX-512 EPYC, one process,
+NumPy's AVX2 loop: 140 -> 57 us against 47). Its double-double helpers come from
 SLEEF (shibatch/sleef, src/libm/sleefsimddp.c), Copyright Naoki Shibata and contributors
 2010 - 2024, distributed under the Boost Software License, Version 1.0 (see LICENSE.sleef beside
 this file).
@@ -50,5 +53,11 @@ def hypot_float64(x, y):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def hypot_float32(x, y):
-    """hypot for float32 via float64 (exact squares: float32**2 fits float64)."""
-    return np.float32(hypot_float64(np.float64(x), np.float64(y)))
+    """hypot for float32 in float64: the squares are exact there (24-bit halves), never overflow
+    or underflow (float32's range squared is within float64's normal range) and need no scaling;
+    their sum and its root round once each (2**-53), so the result is within half an ulp and a
+    hair of the true value before it is rounded to float32. Bound: 1.0 ulp (measured 0.50)."""
+    a = np.float64(x)
+    b = np.float64(y)
+    r = np.float32(np.sqrt(a * a + b * b))  # NaN if either is, but for an infinity beside it
+    return np.float32(np.inf) if (abs(x) == np.inf) | (abs(y) == np.inf) else r

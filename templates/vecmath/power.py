@@ -67,16 +67,82 @@ def power_float64(x, y):
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _log2_widened(d):
+    """log2 of a positive float64 widened from a float32 (so never subnormal), to a relative
+    2**-50: d = m 2**e with m in [sqrt(2)/2, sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1),
+    the series up to s**17 (s**2 <= 0.0295: the rest is below 2**-51 relative)."""
+    e = _ilogb2k(d * 1.4142135623730950488)
+    m = _ldexp3k(d, -e)
+    f = m - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    t = 2.0 / 17.0
+    t = _mla(t, z, 2.0 / 15.0)
+    t = _mla(t, z, 2.0 / 13.0)
+    t = _mla(t, z, 2.0 / 11.0)
+    t = _mla(t, z, 2.0 / 9.0)
+    t = _mla(t, z, 2.0 / 7.0)
+    t = _mla(t, z, 2.0 / 5.0)
+    t = _mla(t, z, 2.0 / 3.0)
+    ln = _mla(s * z, t, 2.0 * s)
+    return _mla(ln, 1.4426950408889634, _i64_to_f64_small(e))
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _exp2_widened(t):
+    """2**t for float64 t in [-200, 200], to a relative 2**-37: t = k + r with |r| <= 1/2, 2**r
+    by its Taylor polynomial to r**9 ((ln 2 / 2)**10 / 10! < 2**-37), times 2**k, one power of
+    two (k is well within float64's exponents, so no second scaling is needed)."""
+    kf, k = _rint_small_both(t)
+    r = t - kf
+    p = 1.0178086009239699e-07
+    p = _mla(p, r, 1.3215486790144307e-06)
+    p = _mla(p, r, 1.5252733804059841e-05)
+    p = _mla(p, r, 0.00015403530393381608)
+    p = _mla(p, r, 0.0013333558146428443)
+    p = _mla(p, r, 0.009618129107628477)
+    p = _mla(p, r, 0.05550410866482158)
+    p = _mla(p, r, 0.2402265069591007)
+    p = _mla(p, r, 0.6931471805599453)
+    p = _mla(p, r, 1.0)
+    return p * _pow2i(k)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _pow_special_f32(x, y, r):
+    """:func:`_pow_special` on float32 ``x``, ``y`` and ``|x|**y`` rounded to float32, ``r``:
+    the same cases on the same values (each float32 is a float64), decided with float32
+    operations, twice as many to a vector as float64's."""
+    a = abs(y)
+    big = a >= np.float32(8388608.0)  # 2**23: every float32 from here on is an integer
+    t = a if big else a + np.float32(8388608.0)
+    yint = big | (t - np.float32(8388608.0) == a)
+    yodd = yint & ((_f32_bits(t) & np.int32(1)) == np.int32(1)) & (a < np.float32(16777216.0))
+    one = np.float32(1.0)
+    r = r * (one if x > np.float32(0.0) else ((-one if yodd else one) if yint else np.float32(np.nan)))
+    efx = _mulsign_f32(abs(x) - one, y)
+    at_inf = np.float32(0.0) if efx < np.float32(0.0) else (one if efx == np.float32(0.0) else np.float32(np.inf))
+    r = at_inf if a == np.float32(np.inf) else r
+    zero_or_inf = (abs(x) == np.float32(np.inf)) | (x == np.float32(0.0))
+    negative_y = _f32_bits(y) < np.int32(0)
+    edge = np.float32(0.0) if negative_y ^ (x == np.float32(0.0)) else np.float32(np.inf)
+    r = _mulsign_f32(edge, x if yodd else one) if zero_or_inf else r
+    r = np.float32(np.nan) if (x != x) | (y != y) else r
+    return one if (y == np.float32(0.0)) | (x == one) else r
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def power_float32(x, y):
-    """float32 x**y: exp_float64(y log_float64|x|) (|y log x| < 104 for finite float32
-    results, so the float64 product's error stays below 2**-45 relative), NumPy's
-    special cases; computed in float64 with a cheap kernel (a few float64 ulps) and
-    rounded: <= 0.5 ulp + a double rounding. Bound: 1.0 ulp."""
+    """float32 x**y = 2**(y log2|x|) in float64, with kernels only as accurate as a float32
+    result needs: |y log2 x| <= 150 for every result neither 0 nor inf, so log2 to 2**-50
+    keeps the exponent's error below 2**-42, and 2**t to 2**-37 adds under 0.0001 ulp to the
+    final rounding; NumPy's special cases, decided in float32. Bound: 1.0 ulp (measured
+    0.50). It took the float64 functions log and exp (1 ulp of float64 each) and decided the
+    special cases in float64: 1.3-1.5x the time."""
     dx = np.float64(x)
-    dy = np.float64(y)
-    ylogx = log_float64(abs(dx)) * dy
-    r = exp_float64(ylogx)
-    return np.float32(_pow_special(dx, dy, r))
+    t = np.float64(y) * _log2_widened(abs(dx))
+    t = 200.0 if t > 200.0 else (-200.0 if t < -200.0 else t)  # 0 or inf in float32 anyway
+    return _pow_special_f32(x, y, np.float32(_exp2_widened(t)))
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
