@@ -104,9 +104,16 @@ def scalar_expression(
     if fn in ("floor_divide", "remainder") and kind == "f":
         # numba's float floor division is not NumPy's divmod-based one (1.0 // 0.1 == 10.0).
         helper = Helper(f"{fn}_float", dtype.name)
+    elif (
+        fn in ("floor_divide", "remainder") and kind in "iu" and dtype.itemsize <= 4 and not scalar_inputs[1]
+    ):
+        # By an array: in floating point, exactly, which vectorises (x86 has no vector integer
+        # division); by a scalar, LLVM divides a vector by multiplying, as below.
+        context = (*_integer_context(dtype), ("by_array", True))
+        helper = Helper(f"{fn}_int", dtype.name, context, suffix="_by_array")
     elif fn in ("floor_divide", "remainder", "fmod") and kind in "iu":
         # numba traps on MIN // -1 (SIGFPE) and its integer fmod has Python's sign.
-        helper = Helper(f"{fn}_int", dtype.name, _integer_context(dtype))
+        helper = Helper(f"{fn}_int", dtype.name, (*_integer_context(dtype), ("by_array", False)))
     elif fn == "power" and kind in "iu":
         helper = Helper("power_int", dtype.name, _integer_context(dtype))
     elif fn == "power" and kind == "f" and scalar_inputs[1]:

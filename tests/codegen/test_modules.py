@@ -184,3 +184,53 @@ def test_rolls_read_rows_in_segments_and_give_numpys_bits(ndim: int) -> None:
                 args = (given,) * ops[1].py_func.__code__.co_argcount
                 np.testing.assert_array_equal(ops[1](*args), want * 2 - value)
 
+
+@pytest.mark.parametrize(
+    ("fn", "dtype"),
+    [
+        ("floor_divide", "int8"),
+        ("remainder", "int8"),
+        ("floor_divide", "uint16"),
+        ("floor_divide", "int32"),
+        ("remainder", "int32"),
+        ("floor_divide", "uint32"),
+    ],
+)
+def test_integer_division_by_an_array_in_floating_point_is_numpys(fn: str, dtype: str) -> None:
+    """``x // y`` and ``x % y`` of integers of 32 bits or fewer by an array: floor(x / y) in
+    float32 or float64, exact, and vectorised (x86 has no vector integer division); NumPy's
+    values everywhere, division by 0 and MIN // -1 included (every int8 pair; edges and 10^5
+    random pairs of wider types). By a scalar, the integer division stays (LLVM multiplies)."""
+    x, y = traced(dtype, 1), traced(dtype, 1, 1)
+    text = render_elementwise(getattr(np, fn)(x, y).node).text
+    assert f"def {fn}_{dtype}_by_array(a, b):" in text
+    assert "_by_array" not in render_elementwise(getattr(np, fn)(x, np.array(3, dtype)).node).text
+    info = np.iinfo(dtype)
+    if info.bits == 8:
+        a, b = (
+            g.ravel().astype(dtype)
+            for g in np.meshgrid(np.arange(info.min, info.max + 1), np.arange(info.min, info.max + 1))
+        )
+    else:
+        rng = np.random.default_rng(3)
+        edges = np.array(
+            [v for v in (info.min, info.min + 1, -2, -1, 0, 1, 2, info.max - 1, info.max) if info.min <= v]
+        )
+        pairs = np.meshgrid(edges, edges)
+        a = np.concatenate(
+            [
+                rng.integers(info.min, info.max, 10**5, endpoint=True, dtype=dtype),
+                pairs[0].ravel().astype(dtype),
+            ]
+        )
+        shifts = rng.integers(0, info.bits - 1, 10**5).astype(dtype)
+        b = np.concatenate(
+            [
+                rng.integers(info.min, info.max, 10**5, endpoint=True, dtype=dtype) >> shifts,
+                pairs[1].ravel().astype(dtype),
+            ]
+        )
+    op = _jitted(text)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(op(a, b), getattr(np, fn)(a, b))
+    assert "vector.body" in next(iter(op.inspect_llvm().values()))
