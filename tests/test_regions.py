@@ -237,3 +237,26 @@ def test_tuples_of_numbers_and_boolean_operators_trace(package, manifest) -> Non
     for view in (db, db[::-2], np.asfortranarray(db)):
         np.testing.assert_array_equal(package.matching_rows(view), region_kernels.matching_rows(view))
     assert manifest["graphs"]["matching_rows"]["traced_regions"] == ["region_kernels.py:162"]
+
+
+def test_squared_moduli_are_sums_of_squares_within_an_ulp(package) -> None:
+    """abs(z) ** 2 is re * re + im * im (aotbuild/rewrite/norms.py): within 1 ulp of the exact
+    square of the modulus (NumPy's hypot then square: 2.5), NumPy's special values."""
+    rng = np.random.default_rng(5)
+    parts = rng.normal(size=(2, 4000)) * np.exp(rng.uniform(-300, 300, size=(2, 4000)))
+    z = parts[0] + 1j * parts[1]
+    w = (rng.normal(size=4000) + 1j * rng.normal(size=4000)).astype(np.complex64)
+    first, second, third, total = package.squared_moduli(z, w)
+    np.testing.assert_array_equal(first, second)
+    exact = z.real.astype(np.longdouble) ** 2 + z.imag.astype(np.longdouble) ** 2
+    finite = np.isfinite(first) & (exact > np.finfo(np.float64).tiny) & (exact < np.finfo(np.float64).max)
+    ulps = np.abs(first[finite] - exact[finite]) / np.spacing(exact[finite].astype(np.float64))
+    assert ulps.max() <= 1.0
+    np.testing.assert_allclose(third, np.abs(w) ** 2, rtol=4e-7)
+    assert total == pytest.approx(np.sum(np.abs(z) ** 2), rel=1e-12)
+    special = np.array(
+        [complex(np.inf, np.nan), complex(np.nan, -np.inf), complex(np.nan, 1.0), 0j, complex(-0.0, 3.0)]
+    )
+    got = package.squared_moduli(special, special.astype(np.complex64))
+    np.testing.assert_array_equal(got[0], np.abs(special) ** 2)
+    np.testing.assert_array_equal(got[2], np.abs(special.astype(np.complex64)) ** 2)

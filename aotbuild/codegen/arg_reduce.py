@@ -25,6 +25,9 @@ def render_fused_arg_reduce(node: Node) -> OpModule:
     plan = broadcast(slots, ndim)
     body = fused_body(op.steps, slots, plan.reads)
     exact = fused_body(op.steps, slots, plan.reads, exact=True) if body.checks else None
+    # where no input is broadcast, each is read at the index itself (a multiplied index makes
+    # LLVM gather every load)
+    direct = fused_body(op.steps, slots, plan.direct_reads, exact=exact is not None)
     dtype = np.dtype(op.steps[-1].out_dtype)
     title = (
         f"{op.kind}(fused {'·'.join(step.fn for step in op.steps)}"
@@ -45,5 +48,7 @@ def render_fused_arg_reduce(node: Node) -> OpModule:
         axis_sources=plan.axis_sources,
         steps=plan.steps,
         body=exact if exact is not None else body,  # a range-checked function: the C library's
+        direct=direct if plan.steps else None,
+        all_direct=plan.all_direct,
         helpers=helper_sources(body.helpers, body.library if exact is None else exact.library),
     )

@@ -88,6 +88,13 @@ def scalar_expression(
         return ScalarCode(args[0], [], [], [])
     if fn in ("real", "imag"):
         return ScalarCode(f"({args[0]}).{fn}", [], [], [])
+    if fn == "abs_squared":
+        # |z| ** 2 of a complex z (aotbuild/rewrite/norms.py): the parts' squares added; an
+        # infinite part gives inf beside a NaN, as NumPy's hypot does
+        z = f"({args[0]})"
+        infinite = f"np.isinf({z}.real) or np.isinf({z}.imag)"
+        squares = f"{z}.real * {z}.real + {z}.imag * {z}.imag"
+        return ScalarCode(f"(np.inf if {infinite} else {squares})", [], [], [])
     if fn == "where":
         return ScalarCode(f"({args[1]} if {args[0]} else {args[2]})", [], [], [])
 

@@ -21,6 +21,7 @@ from .arg_reduce import fuse_arg_reductions
 from .fastmath import fastmath_graph
 from .fuse import fuse_graph
 from .kernels import rewritten_kernels
+from .norms import squared_moduli
 from .simplify import simplify_graph
 from .updates import fuse_updates
 
@@ -44,6 +45,11 @@ PASSES: tuple[Pass, ...] = (
         "fastmath",
         "fastmath = true graphs only: x**0.5 -> sqrt(x), x**3 -> x*x*x, x/c -> x*(1/c) (inexact)",
         fastmath_graph,
+    ),
+    Pass(
+        "complex-abs-squared",
+        "abs(z)**2 of complex z: re*re + im*im (within 1 ulp, where NumPy's hypot squared is 2.5)",
+        squared_moduli,
     ),
     Pass(
         "fuse-elementwise",

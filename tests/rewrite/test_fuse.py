@@ -108,6 +108,7 @@ def test_passes_run_in_order_and_can_be_turned_off() -> None:
     assert [step.name for step in PASSES] == [
         "simplify",
         "fastmath",
+        "complex-abs-squared",
         "fuse-elementwise",
         "fuse-arg-reductions",
         "fuse-updates",

@@ -161,3 +161,8 @@ def matching_rows(db, mask=(1, 0, 1)):
         head, rest = row[0], row[1:]
         found[i] = head >= 0 and (mask == np.bitwise_and(mask, rest)).all()
     return found
+
+
+def squared_moduli(z, w):
+    """Traced whole: |z|**2 three ways, of complex128 and complex64 values."""
+    return np.abs(z) ** 2, np.square(np.abs(z)), np.abs(w) * np.abs(w), np.sum(np.abs(z) ** 2)
