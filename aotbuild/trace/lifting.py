@@ -131,6 +131,18 @@ def _source(function: types.FunctionType) -> tuple[str, int, ast.FunctionDef]:
     return "\n".join(source_lines) + "\n", first_line + node.lineno - 1, node
 
 
+def globals_and_closure(function: types.FunctionType) -> dict[str, Any]:
+    """A copy of ``function``'s globals with its closure's values added (cells not yet set left
+    out): the namespace its code, compiled again at module level, reads the same names from."""
+    namespace = dict(function.__globals__)
+    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or (), strict=True):
+        try:
+            namespace[name] = cell.cell_contents
+        except ValueError:
+            continue
+    return namespace
+
+
 def _global_names(code: types.CodeType) -> list[str]:
     """Names a code object (and the code nested in it) loads as globals, in first-use order."""
     names: list[str] = []
@@ -425,12 +437,7 @@ def _lift_imports(
             tail = f"  # lifted: {ast.unparse(statement)}{tail}"
         lines[first : last + 1] = [f"{head}pass{tail}"] + [""] * (last - first)
     rewritten = "\n".join(lines) + "\n"
-    namespace = dict(python.__globals__)
-    for name, cell in zip(python.__code__.co_freevars, python.__closure__ or (), strict=True):
-        try:
-            namespace[name] = cell.cell_contents
-        except ValueError:
-            continue
+    namespace = globals_and_closure(python)
     namespace.update(bound)
     code = ast.parse(rewritten)
     ast.increment_lineno(code, line - 1)

@@ -34,6 +34,7 @@ from typing import Any
 from ...errors import KernelError
 from ...graph import Graph
 from ...types import Result, Value
+from ..lifting import globals_and_closure
 from .outline import Region, outline
 from .statements import StatementKinds, local_types
 from .tracing import RegionFailure, argument_types, trace_region
@@ -120,12 +121,7 @@ class KernelRegions:
         """The kernel's function compiled from ``source`` (its regions cut out): the kernel's
         globals, closure values and defaults, its lines numbered as in its file."""
         python = self.info.function
-        namespace = dict(python.__globals__)
-        for name, cell in zip(python.__code__.co_freevars, python.__closure__ or (), strict=True):
-            try:
-                namespace[name] = cell.cell_contents
-            except ValueError:
-                continue
+        namespace = globals_and_closure(python)
         tree = ast.parse(source)
         ast.increment_lineno(tree, self.info.origin_line - 1)
         filename = inspect.getsourcefile(python) or python.__code__.co_filename

@@ -67,12 +67,9 @@ def local_types(typemap: dict[str, Any]) -> dict[str, Value | TupleOf | None]:
             converted = from_numba(nbtype)
         except UnsupportedType:
             converted = None
-        value: Value | TupleOf | None = None
-        if isinstance(converted, (Scalar, Array)):
-            value = converted
-        elif isinstance(converted, TupleOf) and all(isinstance(i, Scalar) for i in converted.items):
-            value = converted
-        found.setdefault(name, set()).add(value)
+        numbers = isinstance(converted, TupleOf) and all(isinstance(i, Scalar) for i in converted.items)
+        value = converted if isinstance(converted, (Scalar, Array)) or numbers else None
+        found.setdefault(name, set()).add(value)  # type: ignore[arg-type]
     return {name: next(iter(values)) if len(values) == 1 else None for name, values in found.items()}
 
 

@@ -27,6 +27,7 @@ from ...graph import Argument, Graph, Node
 from ...graph.array_ops import SetGather, SetIndex, SetMask
 from ...graph.node import topological_order
 from ...types import NONE, Array, Result, Scalar, Signature, TupleOf, Value
+from ..lifting import globals_and_closure
 from ..operands import Operand, as_operand
 from ..patches import tracing_patches
 from ..scalar_builtins import TRACED_TYPES
@@ -163,13 +164,7 @@ def traced_boolean(ufunc: np.ufunc, *values: Any) -> Any:
 def _region_function(region: Region, function: Any, filename: str) -> Any:
     """The region's function, compiled with ``function``'s globals, its closure's values and
     the traceable ``int``, ``float``..."""
-    namespace = dict(function.__globals__)
-    code = function.__code__
-    for name, cell in zip(code.co_freevars, function.__closure__ or (), strict=True):
-        try:
-            namespace[name] = cell.cell_contents
-        except ValueError:
-            continue
+    namespace = globals_and_closure(function)
     for name, proxy in TRACED_TYPES.items():
         namespace.setdefault(name, proxy)
     namespace["_aot_and"] = partial(traced_boolean, np.logical_and)
