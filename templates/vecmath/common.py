@@ -383,7 +383,10 @@ def _dd_mul_dd_dd(xh, xl, yh, yl):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _dd_mul_dd_dd_to_d(xh, xl, yh, yl):
-    """double-double * double-double rounded to a double (SLEEF ddmul_vd_vd2_vd2)."""
+    """double-double * double-double rounded to a double (SLEEF ddmul_vd_vd2_vd2); FMA where the
+    target has it, as SLEEF's FMA build computes it."""
+    if has_fma():
+        return fma(xh, yh, fma(xl, yh, xh * yl))
     xhh = _upper(xh)
     xhl = xh - xhh
     yhh = _upper(yh)
@@ -404,7 +407,10 @@ def _dd_squ(xh, xl):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _dd_squ_to_d(xh, xl):
-    """double-double squared, rounded to a double (SLEEF ddsqu_vd_vd2)."""
+    """double-double squared, rounded to a double (SLEEF ddsqu_vd_vd2); FMA where the target has
+    it, as SLEEF's FMA build computes it."""
+    if has_fma():
+        return fma(xh, xh, xh * xl + xh * xl)
     xhh = _upper(xh)
     xhl = xh - xhh
     return xhh * xl + xhh * xl + xhl * xhl + (xhh * xhl + xhh * xhl) + xhh * xhh
@@ -425,8 +431,11 @@ def _dd_scale(xh, xl, s):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _dd_rec_d(d):
-    """1 / d as a double-double (SLEEF ddrec_vd2_vd)."""
+    """1 / d as a double-double (SLEEF ddrec_vd2_vd): the residual 1 - d t by one FMA where the
+    target has it (exact), else from Dekker's split."""
     t = 1.0 / d
+    if has_fma():
+        return t, t * fma(-d, t, 1.0)
     dh = _upper(d)
     dl = d - dh
     th = _upper(t)
@@ -436,8 +445,10 @@ def _dd_rec_d(d):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _dd_rec_dd(dh0, dl0):
-    """1 / d for a double-double d (SLEEF ddrec_vd2_vd2)."""
+    """1 / d for a double-double d (SLEEF ddrec_vd2_vd2); FMA as in ``_dd_rec_d``."""
     t = 1.0 / dh0
+    if has_fma():
+        return t, t * fma(-dl0, t, fma(-dh0, t, 1.0))
     dh = _upper(dh0)
     dl = dh0 - dh
     th = _upper(t)
@@ -447,8 +458,14 @@ def _dd_rec_dd(dh0, dl0):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _dd_div(nh, nl, dh0, dl0):
-    """double-double n / double-double d (SLEEF dddiv_vd2_vd2_vd2)."""
+    """double-double n / double-double d (SLEEF dddiv_vd2_vd2_vd2): the same terms by FMA where
+    the target has it (SLEEF's FMA build), else from Dekker's splits."""
     t = 1.0 / dh0
+    if has_fma():
+        qh = nh * t
+        u = fma(t, nh, -qh)
+        v = fma(-dl0, t, fma(-dh0, t, 1.0))
+        return qh, fma(qh, v, fma(nl, t, u))
     dh = _upper(dh0)
     dl = dh0 - dh
     th = _upper(t)
@@ -463,13 +480,13 @@ def _dd_div(nh, nl, dh0, dl0):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _dd_sqrt_dd(dh, dl):
-    """sqrt of a double-double (SLEEF ddsqrt_vd2_vd2)."""
+    """sqrt of a double-double: t = sqrt(dh + dl), corrected once by the exact residual,
+    (dh - t**2 + dl) / 2t (t**2 as an exact pair; dh - its high part is exact, the two within a
+    factor 2). One division: SLEEF's ddsqrt_vd2_vd2 multiplies d + t**2 by 1/2t as a
+    double-double (a division, a reciprocal's residual and a product of pairs)."""
     t = np.sqrt(dh + dl)
     ph, pl = _dd_mul_d_d(t, t)
-    ah, al = _dd_add2_dd_dd(dh, dl, ph, pl)
-    rh, rl = _dd_rec_d(t)
-    mh, ml = _dd_mul_dd_dd(ah, al, rh, rl)
-    return mh * 0.5, ml * 0.5
+    return t, (((dh - ph) - pl) + dl) / (t + t)
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")

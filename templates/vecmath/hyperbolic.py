@@ -9,7 +9,12 @@ formulas) instead of SLEEF's expk2, which is twice as fast; sinh/cosh use
 2**(q-1) (1 + p) above 20 so that results up to DBL_MAX (|x| <= 710.4758600739439) are
 finite. Changes from SLEEF: arcsinh/arccosh use log(x) + ln 2 above
 2**500 instead of returning inf above sqrt(DBL_MAX); arcsinh works on |x| (no
-cancellation for negative x).
+cancellation for negative x). Their arguments, x + sqrt(x**2 +- 1), take one double-double
+square root of x**2 +- 1 (no reciprocal, one root for arccosh where SLEEF takes two), and their
+logarithm one power of two to scale (2**-600 x above 2**500, 601 ln 2 added back): float64
+arcsinh of 10^5 values 1175 -> 714 us and arccosh 914 -> 593 us against NumPy's AVX2 loops'
+1124 and 607 (an x86-64-v3 build on a Zen 4 EPYC, NumPy with NPY_DISABLE_CPU_FEATURES="X86_V4
+AVX512_ICL", one process), with common.py's double-double reciprocals and quotients by FMA.
 """
 
 import numpy as np
@@ -82,30 +87,24 @@ def tanh_float64(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _asinh_arg(y):
-    """|x| + sqrt(x**2 + 1) as a normalised double-double, for y = |x| <= 2**500
-    (SLEEF xasinh); y itself above."""
-    o = y > 1.0
-    rh, rl = _dd_rec_d(y)
-    dh = rh if o else y
-    dl = rl if o else 0.0
-    dh, dl = _dd_squ(dh, dl)
-    dh, dl = _dd_add2_dd_d(dh, dl, 1.0)
-    dh, dl = _dd_sqrt_dd(dh, dl)
-    mh, ml = _dd_mul_dd_d(dh, dl, y)
-    dh = mh if o else dh
-    dl = ml if o else dl
+    """|x| + sqrt(x**2 + 1) as a normalised double-double, for y = |x| <= 2**500 (y**2 cannot
+    overflow there); 2**-600 y above. SLEEF's xasinh takes 1/y above 1 to keep y**2 finite up to
+    DBL_MAX: with the logarithm of 2y above 2**500 that costs a division for nothing."""
+    sh, sl = _dd_mul_d_d(y, y)
+    sh, sl = _dd_add2_dd_d(sh, sl, 1.0)
+    dh, dl = _dd_sqrt_dd(sh, sl)
     dh, dl = _dd_add2_dd_d(dh, dl, y)
     dh, dl = _dd_normalize(dh, dl)
     big = y > 3.273390607896142e150
-    return (y if big else dh), (0.0 if big else dl)
+    return (y * 2.409919865102884e-181 if big else dh), (0.0 if big else dl)  # 2**-600 y
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _log_plus_ln2_if(dh, dl, big):
-    """log(d) (+ ln 2 when big) from _logk2, rounded to a double."""
-    lh, ll = _logk2(dh, dl)
-    sh, sl = _dd_add_dd_dd(lh, ll, 0.693147180559945286226764 if big else 0.0,
-                           2.319046813846299558417771e-17 if big else 0.0)
+    """log(d) (+ 601 ln 2 when big: d is 2**-600 x there, so that the logarithm's argument is
+    within 2**+-1000 and its scaling one power of two), rounded to a double."""
+    lh, ll = _logk2_normal(dh, dl)
+    sh, sl = _dd_add2_dd_dd(lh, ll, 416.5814555165271 if big else 0.0, 1.649098430785412e-14 if big else 0.0)
     return sh + sl
 
 
@@ -124,16 +123,16 @@ def arcsinh_float64(x):
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _acosh_arg(x):
-    """x + sqrt(x + 1) * sqrt(x - 1) as a double-double (SLEEF xacosh), x itself above
-    2**500."""
+    """x + sqrt((x + 1) (x - 1)) as a double-double, 2**-600 x above 2**500. SLEEF's xacosh takes
+    the two roots and multiplies them: one double-double root of the product costs a square root
+    and a division less, to the same precision."""
     ah, al = _dd_add2_d_d(x, 1.0)
-    ah, al = _dd_sqrt_dd(ah, al)
     bh, bl = _dd_add2_d_d(x, -1.0)
-    bh, bl = _dd_sqrt_dd(bh, bl)
     ph, pl = _dd_mul_dd_dd(ah, al, bh, bl)
+    ph, pl = _dd_sqrt_dd(ph, pl)
     dh, dl = _dd_add2_dd_d(ph, pl, x)
     big = x > 3.273390607896142e150
-    return (x if big else dh), (0.0 if big else dl)
+    return (x * 2.409919865102884e-181 if big else dh), (0.0 if big else dl)  # 2**-600 x
 
 
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")

@@ -163,8 +163,22 @@ def _logk(d):
 def _logk2(dh, dl):
     """log of a positive normal double-double, as a double-double (SLEEF logk2)."""
     e = _ilogbk(dh * (1.0 / 0.75))
-    mh = _ldexp2k(dh, -e)
-    ml = _ldexp2k(dl, -e)
+    return _logk2_reduced(_ldexp2k(dh, -e), _ldexp2k(dl, -e), e)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _logk2_normal(dh, dl):
+    """_logk2 of a double-double from 2**-1000 to 2**1000 whose low part is 0 or not below
+    2**-1000 (arcsinh's and arccosh's arguments): its exponent needs no subnormal step, and one
+    power of two scales both parts exactly."""
+    e = _ilogb2k(dh * (1.0 / 0.75))
+    scale = _pow2i(-e)
+    return _logk2_reduced(dh * scale, dl * scale, e)
+
+
+@register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
+def _logk2_reduced(mh, ml, e):
+    """log((mh + ml) 2**e) as a double-double, mh + ml in [0.75, 1.5) (the rest of SLEEF logk2)."""
     nh, nl = _dd_add2_dd_d(mh, ml, -1.0)
     ah, al = _dd_add2_dd_d(mh, ml, 1.0)
     xh, xl = _dd_div(nh, nl, ah, al)
