@@ -239,6 +239,60 @@ def test_tuples_of_numbers_and_boolean_operators_trace(package, manifest) -> Non
     assert manifest["graphs"]["matching_rows"]["traced_regions"] == ["region_kernels.py:162"]
 
 
+def test_masked_updates_in_traced_graphs_are_numpys(package) -> None:
+    x, y, m = RNG.normal(size=(9, 14)), RNG.normal(size=(9, 14)), RNG.random((9, 14)) < 0.5
+    x[4, 5], y[2, 3] = np.nan, np.nan  # NaN > s is False, ~(NaN <= s) True: as NumPy
+    cases = [(x, y, m), (x[::2, ::3], y[::2, ::3], m[::2, ::3]), (x.T, y.T, m.T), (x[:, ::-1], y, m)]
+    cases += [(x, y[:1], m), (x, y[:, :1], m)]  # y broadcast in the mask's comparison
+    cases += [(x[:0], y[:0], m[:0]), (x[:0], y[:1], m[:0]), (x[:1], y[:1], m[:1])]
+    for args in cases:
+        np.testing.assert_array_equal(
+            package.masked_updates(*args, 0.3), region_kernels.masked_updates(*args, 0.3)
+        )
+    for args, error, match in [
+        ((x, y, m[:8]), IndexError, "boolean index did not match indexed array along axis 0"),
+        ((x, y, m[:, :13]), IndexError, "boolean index did not match indexed array along axis 1"),
+        ((x[:1], y, m[:1]), IndexError, "boolean index did not match indexed array along axis 0"),
+        ((x, y[:, :13], m), ValueError, "operands could not be broadcast together"),
+    ]:
+        with pytest.raises(error, match=match):
+            region_kernels.masked_updates(*args, 0.3)
+        with pytest.raises(error, match=match):
+            package.masked_updates(*args, 0.3)
+
+
+def test_masked_updates_of_aliased_arguments_read_before_they_write(package) -> None:
+    for make in (lambda: np.arange(12.0), lambda: np.arange(24.0)[::2], lambda: np.arange(12.0)[::-1]):
+        m = RNG.random(11) < 0.6
+        for split in (lambda u: (u[:-1], u[1:]), lambda u: (u[1:], u[:-1])):  # overlapping views
+            got, want = make(), make()
+            package.masked_blend(*split(got), m, 3)
+            region_kernels.masked_blend(*split(want), m, 3)
+            np.testing.assert_array_equal(got, want)
+        m = RNG.random(12) < 0.5
+        a, b = make(), make() * 2.0
+        want_a, want_b = a.copy(), b.copy()
+        package.masked_blend(a, a, m, 2)  # the same array twice
+        region_kernels.masked_blend(want_a, want_a, m, 2)
+        package.masked_blend(a, b, m, 2)
+        region_kernels.masked_blend(want_a, want_b, m, 2)
+        np.testing.assert_array_equal(a, want_a)
+        np.testing.assert_array_equal(b, want_b)
+    with pytest.raises(IndexError, match="boolean index did not match indexed array along axis 0"):
+        package.masked_blend(np.ones(5), np.ones(5), np.ones(4, dtype=bool), 1)
+
+
+def test_masked_updates_compute_their_masks_in_place_of_a_boolean_array(built) -> None:
+    modules = built.package_dir.parent / ".aotbuild" / "regions_ext" / "modules"
+    (region,) = [p for p in modules.glob("aot_region_folded_offsets_region_1_*.py")]
+    text = region.read_text()
+    # d[d > half] -= length; d[d < -half] += length: each one pass over the caller's d
+    assert "= value, fused greater·subtract(float64, float64) -> float64[:, ::1], in place\n" in text
+    assert "= value, fused less·add(float64, float64) -> float64[:, ::1], in place\n" in text
+    assert "mask_0 = inline_op(" not in text and "greater_0 = inline_op(" not in text
+    assert "rv[j] = np.subtract(x0, a2) if t0 else x0" in text
+
+
 def test_squared_moduli_are_sums_of_squares_within_an_ulp(package) -> None:
     """abs(z) ** 2 is re * re + im * im (aotbuild/rewrite/norms.py): within 1 ulp of the exact
     square of the modulus (NumPy's hypot then square: 2.5), NumPy's special values."""

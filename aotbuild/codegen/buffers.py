@@ -51,7 +51,7 @@ from ..graph.array_ops import (
 )
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
-from ..graph.updates import FusedSetIndex
+from ..graph.updates import FusedSetIndex, FusedSetMask
 from ..types import Array
 
 #: Ops whose array result is always a new allocation, and which keep no reference to their inputs.
@@ -73,6 +73,7 @@ FRESH = (
     SetGather,
     SetMask,
     FusedSetIndex,
+    FusedSetMask,
 )
 #: ``Expr`` functions (NumPy's, as numba implements them) whose result is a new array.
 FRESH_EXPRESSIONS = frozenset(
@@ -95,7 +96,7 @@ SHAPE_READERS = (Dim, Size)
 #: Ops that can write their result into an input (``inplace=`` in their renderers).
 WRITES_IN_PLACE = (Elementwise, Fused)
 #: Ops ``z[index] = value`` that can write into their base ``z`` (their first input).
-UPDATES_IN_PLACE = (SetIndex, SetGather, SetMask, FusedSetIndex)
+UPDATES_IN_PLACE = (SetIndex, SetGather, SetMask, FusedSetIndex, FusedSetMask)
 
 
 def makes_new_array(node: Node) -> bool:
@@ -133,12 +134,12 @@ def inplace_inputs(graph: Graph) -> dict[str, Node]:
                 chosen[node.key] = base
                 continue
             if (
-                isinstance(node.op, FusedSetIndex)
+                isinstance(node.op, (FusedSetIndex, FusedSetMask))
                 and _fresh(base)
                 and base.key not in returned
                 and _writable_here(node, order, position)
             ):
-                chosen[node.key] = base  # its only other reader: the slice it reads as it writes
+                chosen[node.key] = base  # its only other reader: what it reads as it writes
                 continue
             if (
                 private[base.key]

@@ -31,7 +31,7 @@ from ..graph.array_ops import (
 from ..graph.calls import Call, ExternalCall, TupleItem
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
-from ..graph.updates import FusedSetIndex
+from ..graph.updates import FusedSetIndex, FusedSetMask
 from ..types import Scalar
 from .arg_reduce import render_fused_arg_reduce
 from .buffers import inplace_inputs, stack_arrays, written_in_place
@@ -62,7 +62,7 @@ from .order import callees_first
 from .profile import CLOCK_DECLARATIONS, Timer, timed, timer_id
 from .reduce import render_fused_reduce, render_reduce
 from .templates import render, tuple_text
-from .updates import render_fused_set_index
+from .updates import render_fused_set_index, render_fused_set_mask
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,7 @@ _RENDERERS: dict[type, Callable[..., OpModule]] = {
     MatMul: render_matmul,
     Einsum: render_einsum,
     FusedSetIndex: render_fused_set_index,
+    FusedSetMask: render_fused_set_mask,
     FusedArgReduce: render_fused_arg_reduce,
 }
 

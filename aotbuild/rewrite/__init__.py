@@ -65,7 +65,7 @@ PASSES: tuple[Pass, ...] = (
     ),
     Pass(
         "fuse-updates",
-        "z[k] = elementwise value: computed into the slice itself, no temporary (off: --no-fuse)",
+        "z[k] = or z[mask] = elementwise value: computed into z itself, no temporary (off: --no-fuse)",
         fuse_updates,
         optional="fuse",
     ),

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from aotbuild.codegen.buffers import inplace_inputs
-from aotbuild.graph.array_ops import SetIndex
-from aotbuild.graph.updates import FusedSetIndex
+from aotbuild.graph import Elementwise
+from aotbuild.graph.array_ops import MaskSelect, SetIndex, SetMask
+from aotbuild.graph.fused import Fused
+from aotbuild.graph.updates import FusedSetIndex, FusedSetMask
 from aotbuild.rewrite import rewrite
 from aotbuild.trace.patches import tracing_patches
 
@@ -65,6 +67,13 @@ def test_gathers_and_values_used_twice_stay_apart() -> None:
     assert isinstance(out.op, SetIndex)  # twice is returned too: stored
 
 
+def test_vector_math_with_a_second_loop_is_not_fused_into_a_slice() -> None:
+    x = arg(0)
+    z = x.copy()
+    z[1:] = np.sin(x[1:])  # sin's vector code has a range: its loop runs again beyond it
+    assert isinstance(rewritten(z).op, SetIndex)
+
+
 def graph_of(out):
     from aotbuild.graph.node import topological_order
 
@@ -90,3 +99,62 @@ def test_argmin_of_an_expression_is_scanned_as_computed() -> None:
     shared = x * 2.0
     out = rewrite([graph(np.argmax(shared), shared)])[0].outputs[0]
     assert not isinstance(out.op, FusedArgReduce)  # the value is returned too: stored
+
+
+def test_a_masked_update_computes_its_mask_and_value_at_each_element() -> None:
+    x, half = arg(0, ndim=2), arg(1, ndim=0)
+    d = x.copy()
+    d[d > half] -= 2.0  # d > half and d[d > half] read d itself, at the element written
+    out = rewritten(d)
+    assert isinstance(out.op, FusedSetMask)
+    assert [step.fn for step in out.op.steps] == ["greater", "subtract"]
+    count = len(out.inputs)
+    assert (out.op.mask, out.op.value) == (count, count + 1)  # both computed by the steps
+    assert out.inputs[:2] == (d.node.inputs[0], half.node) and len(out.inputs) == 3  # d, half, 2.0
+    assert all(step.args[0] == 0 for step in out.op.steps)
+    assert inplace_inputs(graph_of(out))[out.key] is out.inputs[0]  # the copy dies there
+
+
+def test_a_mask_read_by_two_updates_is_stored_once() -> None:
+    z, c, count = arg(0, "complex128", 2).copy(), arg(1, "complex128", 2), arg(2, "int64", 2).copy()
+    alive = np.abs(z) < 2.0
+    count[alive] = 7
+    z[alive] = z[alive] * z[alive] + c[alive]
+    counted, updated = rewrite([graph(count, z)])[0].outputs
+    assert isinstance(counted.op, FusedSetMask) and isinstance(updated.op, FusedSetMask)
+    assert counted.op.steps == () and counted.inputs[counted.op.value].type.ndim == 0  # 7
+    mask = counted.inputs[counted.op.mask]
+    assert isinstance(mask.op, Fused) and mask is updated.inputs[updated.op.mask]
+    assert [step.fn for step in updated.op.steps] == ["multiply", "add"]
+    assert not any(isinstance(item.op, MaskSelect) for item in updated.inputs)  # c read at e
+
+
+def test_a_mask_of_another_view_of_the_array_is_stored() -> None:
+    x = arg(0, ndim=2)
+    z = x.copy()
+    z[z.T > 0.0] = 1.0  # NumPy computes the whole mask first: stored, then read
+    out = rewritten(z)
+    assert isinstance(out.op, FusedSetMask) and out.op.steps == ()
+    assert isinstance(out.inputs[out.op.mask].op, (Elementwise, Fused))
+
+
+def test_masked_updates_that_do_not_fuse() -> None:
+    x, y, rows = arg(0, ndim=2), arg(1, ndim=2), arg(2, "bool", 1)
+    z = x.copy()
+    z[rows] = 0.0  # a mask over the leading axis: rows selected, as before
+    assert isinstance(rewritten(z).op, SetMask)
+    w = x.copy()
+    w[y > 0.0] = w.T[y > 0.0] * 2.0  # reads another view of w: NumPy's order, not fused
+    assert isinstance(rewritten(w).op, SetMask)
+    v = x.copy()
+    v[y > 0.0] = np.sin(y[y > 0.0])  # vector math with a second loop
+    assert isinstance(rewritten(v).op, SetMask)
+    u = x.copy()
+    twice = y[y > 0.0] * 3.0
+    u[y > 0.0] = twice
+    out = rewrite([graph(u, twice)])[0].outputs[0]
+    assert isinstance(out.op, SetMask)  # twice is returned too: stored
+    k, n = arg(0, "int64", 2), arg(1, "int64", 0)
+    t = k.copy()
+    t[k > 0] = k[k > 0] ** n  # raises for n < 0 before NumPy writes: computed where False too
+    assert isinstance(rewritten(t).op, SetMask)

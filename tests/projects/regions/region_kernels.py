@@ -163,6 +163,22 @@ def matching_rows(db, mask=(1, 0, 1)):
     return found
 
 
+def masked_updates(x, y, m, s):
+    """Traced whole: masked updates computed at each element of the array they update."""
+    z = x.copy()
+    z[~(y <= s * x)] = s  # a scalar value, the mask of two arrays (y may broadcast); NaN: selected
+    z[z > s] -= s  # the mask computed from z, the value reading z
+    z[m] = x[m] * 2.0 + z[m]  # a mask given, the value reading another array too
+    return z
+
+
+def masked_blend(a, b, m, times):
+    """Writes into ``b`` through a mask, reading ``a``: called with overlapping views of one
+    array (aliases), NumPy reads every selected element before it writes."""
+    for _ in range(times):
+        b[m] = a[m] * 0.5 + b[m]
+
+
 def squared_moduli(z, w):
     """Traced whole: |z|**2 three ways, of complex128 and complex64 values."""
     return np.abs(z) ** 2, np.square(np.abs(z)), np.abs(w) * np.abs(w), np.sum(np.abs(z) ** 2)
