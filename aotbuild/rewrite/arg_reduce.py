@@ -9,17 +9,15 @@ the value reads elsewhere than at the element: such a value keeps its own loop.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 import numpy as np
 
 from ..graph import Elementwise, Graph, Node
 from ..graph.arg_reduce import FusedArgReduce
 from ..graph.array_ops import Expr
-from ..graph.calls import Call
 from ..graph.fused import Fused, FusedStep
 from ..types import Array
-from .calls import rewritten_call
+from .calls import node_by_node
 
 #: The Expr functions fused, as NumPy calls them for a whole array.
 KINDS = {"argmin": "np.argmin({0})", "argmax": "np.argmax({0})"}
@@ -27,20 +25,14 @@ KINDS = {"argmin": "np.argmin({0})", "argmax": "np.argmax({0})"}
 
 def fuse_arg_reductions(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
     """``graph`` with its whole-array argmin/argmax of elementwise values fused (subgraphs too)."""
-    done = {} if done is None else done
-    nodes = graph.nodes()
-    uses: Counter[int] = Counter(id(item) for node in nodes for item in set(node.inputs))
-    uses.update(id(node) for node in graph.outputs)
-    rebuilt: dict[int, Node] = {}
-    for node in nodes:
-        op = node.op
-        if isinstance(op, Call):
-            op = rewritten_call(op, done, fuse_arg_reductions, "fuse-arg-reductions")
-        new = Node.make(op, tuple(rebuilt[id(item)] for item in node.inputs))
-        if isinstance(op, Expr) and KINDS.get(op.fn) == op.code and uses[id(node.inputs[0])] == 1:
-            new = _fused(new)
-        rebuilt[id(node)] = new
-    return replace(graph, outputs=tuple(rebuilt[id(node)] for node in graph.outputs))
+    return node_by_node(graph, done, fuse_arg_reductions, "fuse-arg-reductions", _rewrite)
+
+
+def _rewrite(new: Node, old: Node, uses: Counter[int], rebuilt: dict[int, Node]) -> Node:
+    op = new.op
+    if isinstance(op, Expr) and KINDS.get(op.fn) == op.code and uses[id(old.inputs[0])] == 1:
+        return _fused(new)
+    return new
 
 
 def _fused(node: Node) -> Node:

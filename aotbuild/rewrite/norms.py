@@ -13,27 +13,22 @@ the modulus. So results may differ from NumPy's in the last bits, as the vector 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections import Counter
 
 import numpy as np
 
 from ..graph import Elementwise, Graph, Node
-from ..graph.calls import Call
-from .calls import rewritten_call
+from .calls import node_by_node
 
 
 def squared_moduli(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
     """``graph`` with the squares of complex moduli as sums of squares (subgraphs too)."""
-    done = {} if done is None else done
-    rebuilt: dict[int, Node] = {}
-    for node in graph.nodes():
-        op = node.op
-        if isinstance(op, Call):
-            op = rewritten_call(op, done, squared_moduli, "complex-abs-squared")
-        new = Node.make(op, tuple(rebuilt[id(item)] for item in node.inputs))
-        z = _squared_modulus_of(new)
-        rebuilt[id(node)] = _sum_of_squares(z, new.op.out_dtype) if z is not None else new  # type: ignore[attr-defined]
-    return replace(graph, outputs=tuple(rebuilt[id(node)] for node in graph.outputs))
+    return node_by_node(graph, done, squared_moduli, "complex-abs-squared", _rewrite)
+
+
+def _rewrite(new: Node, old: Node, uses: Counter[int], rebuilt: dict[int, Node]) -> Node:
+    z = _squared_modulus_of(new)
+    return _sum_of_squares(z, new.op.out_dtype) if z is not None else new  # type: ignore[attr-defined]
 
 
 def _squared_modulus_of(node: Node) -> Node | None:

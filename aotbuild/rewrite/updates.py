@@ -33,32 +33,23 @@ from ..codegen.buffers import makes_new_array
 from ..codegen.vecmath import range_check
 from ..graph import Elementwise, Graph, Node
 from ..graph.array_ops import BasicIndex, MaskSelect, SetIndex, SetMask
-from ..graph.calls import Call
 from ..graph.fused import Fused, FusedStep
 from ..graph.updates import FusedSetIndex, FusedSetMask
 from ..types import Array
-from .calls import rewritten_call
+from .calls import node_by_node
 
 
 def fuse_updates(graph: Graph, done: dict[str, Graph] | None = None) -> Graph:
     """``graph`` with its slice assignments of elementwise values fused (subgraphs too)."""
-    done = {} if done is None else done
-    nodes = graph.nodes()
-    uses: Counter[int] = Counter(id(item) for node in nodes for item in set(node.inputs))
-    uses.update(id(node) for node in graph.outputs)
-    rebuilt: dict[int, Node] = {}
-    for node in nodes:
-        op = node.op
-        if isinstance(op, Call):
-            op = rewritten_call(op, done, fuse_updates, "fuse-updates")
-        inputs = tuple(rebuilt[id(item)] for item in node.inputs)
-        new = Node.make(op, inputs)
-        if isinstance(op, SetIndex) and uses[id(node.inputs[1])] == 1:
-            new = _fused_update(new)
-        elif isinstance(op, SetMask):
-            new = _fused_mask_update(node, uses, rebuilt) or new
-        rebuilt[id(node)] = new
-    return replace(graph, outputs=tuple(rebuilt[id(node)] for node in graph.outputs))
+    return node_by_node(graph, done, fuse_updates, "fuse-updates", _rewrite)
+
+
+def _rewrite(new: Node, old: Node, uses: Counter[int], rebuilt: dict[int, Node]) -> Node:
+    if isinstance(new.op, SetIndex) and uses[id(old.inputs[1])] == 1:
+        return _fused_update(new)
+    if isinstance(new.op, SetMask):
+        return _fused_mask_update(old, uses, rebuilt) or new
+    return new
 
 
 def _fused_update(node: Node) -> Node:
