@@ -156,12 +156,13 @@ def split_top_level(text: str) -> list[str]:
     return [part for part in parts if part]
 
 
-def pythran_type(numba_type: str) -> str:
+def pythran_type(numba_type: str, ordered: bool = False) -> str:
     """One argument's numba type as Pythran spells it: ``float64[::1]`` and ``float64[:]`` ->
-    ``float64[:]``, ``float64[:, ::1]`` -> ``float64[:,:] order(C)``, ``float64[::1, :]`` ->
-    ``float64[:,:] order(F)``, ``float64[:, :]`` (any layout) -> ``float64[:,:]`` (Pythran then
+    ``float64[:]``, ``float64[:, :]`` and ``float64[:, ::1]`` -> ``float64[:,:]`` (Pythran then
     accepts C and F order, an overload each: 2**n for n such arguments), ``boolean`` -> ``bool``.
-    A declared order is given as ``order(C)``/``order(F)``, so Pythran makes that one overload."""
+    ``ordered``: a declared order as ``order(C)``/``order(F)``, so Pythran makes that one
+    overload — for functions with too many matrices to overload (Pythran refuses them), as its
+    code can be slower so (issue 30's LMS filter: 1.24 ms against 0.54 with plain ``[:,:]``)."""
     text = re.sub(r"^(types|numba)\.", "", numba_type.strip())
     match = re.fullmatch(r"(\w+)(?:\[(.*)\])?", text)
     if match is None or match.group(1) not in SCALARS:
@@ -172,12 +173,12 @@ def pythran_type(numba_type: str) -> str:
     axes = split_top_level(dims)
     if not axes or any(axis not in (":", "::1") for axis in axes):
         raise ValueError(f"no Pythran spelling for the array type `{numba_type}`")
-    order = {"::1": " order(C)", ":": ""}[axes[-1]] if len(axes) > 1 else ""
-    order = " order(F)" if len(axes) > 1 and axes[0] == "::1" else order
+    order = {"::1": " order(C)", ":": ""}[axes[-1]] if len(axes) > 1 and ordered else ""
+    order = " order(F)" if len(axes) > 1 and axes[0] == "::1" and ordered else order
     return f"{scalar}[{','.join(':' * len(axes))}]{order}"
 
 
-def export_line(function: str, signature: str) -> str:
+def export_line(function: str, signature: str, ordered: bool = False) -> str:
     """``#pythran export function(types)`` for a graphs.toml signature ``result(arguments)``:
     the arguments translated by :func:`pythran_type`; the result is not named (Pythran infers it)."""
     text = signature.strip()
@@ -189,7 +190,8 @@ def export_line(function: str, signature: str) -> str:
         if depth == 0:
             break
     arguments = split_top_level(text[index + 1 : -1])
-    return f"#pythran export {function}({', '.join(pythran_type(argument) for argument in arguments)})"
+    types = ", ".join(pythran_type(argument, ordered) for argument in arguments)
+    return f"#pythran export {function}({types})"
 
 
 def bound_names(statement: ast.stmt) -> set[str]:
@@ -276,10 +278,20 @@ def pythran_error(output: str, copy: Path, original: Path) -> str:
 
 
 def compile_one(pythran: Pythran, job: Job, out: Path, cache: Path) -> Path | str:
-    """``job``'s module compiled into ``out`` (or taken from ``cache``): its path, or the error."""
+    """``job``'s module compiled into ``out`` (or taken from ``cache``): its path, or the error.
+    Matrices are exported without an order first (Pythran's fastest code), with their declared
+    order where Pythran refuses the overloads that makes."""
+    result = _compile_one(pythran, job, out, cache, ordered=False)
+    if isinstance(result, str) and "overload" in result.lower():
+        result = _compile_one(pythran, job, out, cache, ordered=True)
+    return result
+
+
+def _compile_one(pythran: Pythran, job: Job, out: Path, cache: Path, ordered: bool) -> Path | str:
     copy = out / "src" / f"{job.module_name}.py"
     try:
-        copy.write_text(pythran_source(job.module, job.function, export_line(job.function, job.signature)))
+        export = export_line(job.function, job.signature, ordered)
+        copy.write_text(pythran_source(job.module, job.function, export))
     except (ValueError, SyntaxError) as error:
         return str(error)
     key_text = "\n".join(
