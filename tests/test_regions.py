@@ -54,6 +54,12 @@ def test_an_argmin_of_an_expression_per_element(package) -> None:
     codebook = np.exp(1j * np.linspace(0.0, 6.0, 16))
     got = package.nearest_codeword(signal, codebook)
     np.testing.assert_array_equal(got, region_kernels.nearest_codeword(signal, codebook))
+    # |inf + nan j - c| ** 2 is inf (NumPy's hypot), not NaN; a NaN sample is NaN everywhere
+    special = np.array([complex(np.inf, np.nan), complex(np.nan, 0.0), complex(-np.inf, 1.0), 0.5 + 0.5j])
+    table = np.array([1.0 + 0j, complex(np.inf, 0.0), 0.4 + 0.6j, complex(np.nan, np.inf)])
+    with np.errstate(invalid="ignore"):
+        want = region_kernels.nearest_codeword(special, table)
+    np.testing.assert_array_equal(package.nearest_codeword(special, table), want)
 
 
 def test_stencils_builtin_max_and_whole_array_updates(package) -> None:

@@ -1,9 +1,12 @@
 """Render a fused ``np.argmin``/``np.argmax`` (:class:`FusedArgReduce`) into its Op module.
 
-The value is computed over the broadcast shape of the inputs, in C order; a 1-d value is
-computed 64 elements at a time into a buffer on the stack (a loop LLVM vectorises, vector math
-included), then scanned. The first least (greatest) value wins, and a NaN wins over every number
-(NumPy's rule); an empty value is NumPy's ValueError.
+The value is computed over the broadcast shape of the inputs, in C order. A 1-d value without
+vector math is scanned as it is computed, the least value and its index kept by selects, NaN
+noted, and scanned again with the exact code where a NaN turned up (a complex codebook's 16
+distances per row: 0.76 -> 0.27 ms in numba JIT experiments, where a rarely taken branch in the
+loop kept it at 0.84); with vector math it is computed 64 elements at a time into a buffer on
+the stack (a loop LLVM vectorises), then each block scanned. The first least (greatest) value
+wins, and a NaN wins over every number (NumPy's rule); an empty value is NumPy's ValueError.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ def render_fused_arg_reduce(node: Node) -> OpModule:
     # where no input is broadcast, each is read at the index itself (a multiplied index makes
     # LLVM gather every load)
     direct = fused_body(op.steps, slots, plan.direct_reads, exact=exact is not None)
+    # Without vector math, a 1-d value is scanned as it is computed, with selects (no branch):
+    # plain code first, and the exact scan again only where a NaN turned up
+    single = ndim == 1 and not body.library and exact is None
+    fast = fused_body(op.steps, slots, plan.reads, plain=True) if single else None
     dtype = np.dtype(op.steps[-1].out_dtype)
     title = (
         f"{op.kind}(fused {'·'.join(step.fn for step in op.steps)}"
@@ -50,5 +57,6 @@ def render_fused_arg_reduce(node: Node) -> OpModule:
         body=exact if exact is not None else body,  # a range-checked function: the C library's
         direct=direct if plan.steps else None,
         all_direct=plan.all_direct,
+        fast=fast,
         helpers=helper_sources(body.helpers, body.library if exact is None else exact.library),
     )

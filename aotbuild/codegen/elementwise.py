@@ -475,11 +475,17 @@ def _loop_module(
 
 
 def fused_body(
-    steps: tuple[FusedStep, ...], slots: list[Slot], reads: list[str], exact: bool = False
+    steps: tuple[FusedStep, ...],
+    slots: list[Slot],
+    reads: list[str],
+    exact: bool = False,
+    plain: bool = False,
 ) -> FusedBody:
     """Each array input read once into ``x<k>`` (scalars and constants used as they are), each
     step but the last computed into ``t<j>`` in its dtype under a comment naming its Op;
-    ``exact``: the C library's transcendental functions rather than the vector math."""
+    ``exact``: the C library's transcendental functions rather than the vector math; ``plain``:
+    steps whose exact code only differs where the plain one gives NaN take the plain one (see
+    :func:`aotbuild.codegen.scalar.scalar_expression`)."""
     count = len(slots)
     gathered = {step.args[0] for step in steps if step.fn == TAKE}  # read at indices, as they are
     pairs = enumerate(zip(reads, slots, strict=True))
@@ -521,7 +527,7 @@ def fused_body(
             for arg, dtype in zip(step.args, step.in_dtypes, strict=True)
         ]
         scalars = tuple(n == 0 for n in step.ndims)
-        scalar = scalar_expression(step.fn, step.in_dtypes, loads, scalars, exact)
+        scalar = scalar_expression(step.fn, step.in_dtypes, loads, scalars, exact, plain)
         expression = scalar.expression
         helpers += scalar.helpers
         library += scalar.library

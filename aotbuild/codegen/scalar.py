@@ -72,13 +72,16 @@ def scalar_expression(
     args: list[str],
     scalar_inputs: tuple[bool, ...],
     exact: bool = False,
+    plain: bool = False,
 ) -> ScalarCode:
     """The expression computing ``fn`` on ``args`` (already cast to ``in_dtypes``).
 
     ``scalar_inputs[i]`` says whether input ``i`` is a scalar (not broadcast from an array):
     NumPy's float ``power`` takes fast paths only for a scalar exponent. Transcendental functions
     of floats use the vector math library (so loops vectorise) unless ``exact``: then the C
-    library's, as numba calls them.
+    library's, as numba calls them. ``plain``: the code of ``abs_squared`` without its special
+    case, which gives NaN where the exact one gives inf (a part infinite, the other NaN), so a
+    loop that sees no NaN has the exact values (a fused argmin's fast scan).
     """
     dtype = np.dtype(in_dtypes[0]) if in_dtypes else None
     kind = dtype.kind if dtype is not None else ""
@@ -94,6 +97,8 @@ def scalar_expression(
         z = f"({args[0]})"
         infinite = f"np.isinf({z}.real) or np.isinf({z}.imag)"
         squares = f"{z}.real * {z}.real + {z}.imag * {z}.imag"
+        if plain:
+            return ScalarCode(f"({squares})", [], [], [])
         return ScalarCode(f"(np.inf if {infinite} else {squares})", [], [], [])
     if fn == "where":
         return ScalarCode(f"({args[1]} if {args[0]} else {args[2]})", [], [], [])
