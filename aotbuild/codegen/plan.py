@@ -76,6 +76,11 @@ class GraphPlan:
     """The entry of the graph's contiguous variant (``Graph.contiguous``), if it has one: the
     package calls it when every any-layout array argument is C-contiguous."""
 
+    loops: tuple[GraphPlan, ...] = ()
+    """A ufunc's loops (see :mod:`aotbuild.trace.ufunc_loops`): per signature in the declared
+    order, its any-strides graph then its broadcast variants (``graph`` and the entries above
+    are the first's; ``symbols`` covers them all); empty for any other graph."""
+
 
 @dataclass(frozen=True)
 class BuildPlan:
@@ -405,7 +410,7 @@ def make_plan(graphs: list[Graph], profile: bool = False) -> BuildPlan:
             total = Timer(timer_id(scope, entry.symbol), scope, entry.symbol, entry.title)
             planner.timers[total.id] = total
     ordered = dependency_order(planner.modules)
-    plans = []
+    plans: list[GraphPlan] = []
     for graph, entry, variant in graph_entries:
         reached = _reachable(entry.symbol, planner.modules)
         if variant is not None:
@@ -413,7 +418,25 @@ def make_plan(graphs: list[Graph], profile: bool = False) -> BuildPlan:
         symbols = tuple(m.symbol for m in ordered if m.symbol in reached)
         plans.append(GraphPlan(graph, entry, symbols, variant))
     timers = tuple(sorted(planner.timers.values(), key=lambda timer: timer.id))
-    return BuildPlan(tuple(ordered), tuple(plans), timers)
+    return BuildPlan(tuple(ordered), _ufuncs_grouped(plans, ordered), timers)
+
+
+def _ufuncs_grouped(plans: list[GraphPlan], ordered: list[OpModule]) -> tuple[GraphPlan, ...]:
+    """``plans`` with each ufunc's loops (consecutive, one per signature) made one plan."""
+    grouped: list[GraphPlan] = []
+    for plan in plans:
+        config = plan.graph.config
+        if config.ufunc and (config.loop > 0 or config.scalars or config.in_order):
+            first = grouped[-1]
+            loops = (*first.loops, plan)
+            reached = {*first.symbols, *plan.symbols}
+            symbols = tuple(m.symbol for m in ordered if m.symbol in reached)
+            grouped[-1] = replace(first, symbols=symbols, loops=loops)
+        elif config.ufunc:
+            grouped.append(replace(plan, loops=(plan,)))
+        else:
+            grouped.append(plan)
+    return tuple(grouped)
 
 
 def _reachable(symbol: str, modules: dict[str, OpModule]) -> set[str]:

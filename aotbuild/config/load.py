@@ -19,6 +19,7 @@ from ..errors import ConfigError, SignatureError
 from ..types import Array, Scalar, Signature
 from .model import MODES, TARGETS, GraphConfig, PackageConfig, ProjectConfig
 from .signature import parse_signature
+from .ufunc import check_ufunc
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,7 +30,19 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 RESERVED_NAMES = frozenset({"manifest", "profile", "graphs", "get_num_threads", "set_num_threads"})
 
 _PACKAGE_KEYS = ("name", "version", "target", "out_dir", "uses")
-_GRAPH_KEYS = ("function", "signature", "mode", "nogil", "fastmath", "out", "cast", "grad", "parallel")
+_GRAPH_KEYS = (
+    "function",
+    "signature",
+    "mode",
+    "nogil",
+    "fastmath",
+    "out",
+    "cast",
+    "grad",
+    "parallel",
+    "ufunc",
+    "identity",
+)
 #: Values of a graph's ``cast``.
 CASTS = ("no", "same_kind")
 
@@ -148,11 +161,22 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     module, sep, qualname = function.partition(":")
     if not sep or not module.strip() or not qualname.strip():
         raise where.error(f"expected 'module:function', got {function!r}", "function")
-    signature_text = _string(table, "signature", where)
-    try:
-        signature = parse_signature(signature_text)
-    except SignatureError as exc:
-        raise where.error(f"{signature_text!r}: {exc}", "signature") from None
+    texts, signatures = _signatures(table, where)
+    signature_text, signature = texts[0], signatures[0]
+    ufunc = table.get("ufunc", False)
+    if not isinstance(ufunc, bool):
+        raise where.error(f"expected true or false, got {ufunc!r}", "ufunc")
+    identity = None
+    if ufunc:
+        identity = check_ufunc(table, signatures, texts, lambda message, key: where.error(message, key))
+    elif "identity" in table:
+        raise where.error("an identity is a ufunc's: add ufunc = true (see docs/ufuncs.md)", "identity")
+    elif len(signatures) > 1:
+        raise where.error(
+            "several signatures under one name are for ufunc = true graphs in this version; for an "
+            "ordinary graph, declare one [graphs.NAME] table per signature",
+            "signature",
+        )
     mode = _string(table, "mode", where, "auto")
     if mode not in MODES:
         raise where.error(f"expected one of {', '.join(map(repr, MODES))}, got {mode!r}", "mode")
@@ -195,7 +219,32 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         cast=cast,
         grad=grad,
         parallel=parallel,
+        ufunc=ufunc,
+        identity=identity,
+        signatures=signatures,
+        signature_texts=texts,
     )
+
+
+def _signatures(table: Mapping[str, Any], where: _Where) -> tuple[tuple[str, ...], tuple[Signature, ...]]:
+    """``signature = "..."``, or a list of them (a ufunc's loops, in NumPy's order)."""
+    value = table.get("signature")
+    if value is None:
+        raise where.error("missing required key 'signature'")
+    texts = value if isinstance(value, list) else [value]
+    if not texts:
+        raise where.error("expected a signature or a non-empty list of them", "signature")
+    signatures = []
+    for text in texts:
+        if not isinstance(text, str):
+            raise where.error(f"expected a string, got {type(text).__name__} {text!r}", "signature")
+        if not text.strip():
+            raise where.error("must not be empty", "signature")
+        try:
+            signatures.append(parse_signature(text))
+        except SignatureError as exc:
+            raise where.error(f"{text!r}: {exc}", "signature") from None
+    return tuple(texts), tuple(signatures)
 
 
 def _grad(table: Mapping[str, Any], where: _Where, mode: str, signature: Signature) -> tuple[str, ...]:

@@ -92,6 +92,38 @@ class GraphConfig:
     number of threads); a kernel as ``numba.njit(parallel=True)`` compiles it (its ``prange``
     loops)."""
 
+    ufunc: bool = False
+    """A NumPy ufunc, as numba's ``@vectorize`` makes: the function is written on scalars and
+    ``signatures`` lists its loops (scalar types), in the order NumPy tries them."""
+
+    identity: int | float | str | None = None
+    """The ufunc's identity (``reduce`` of nothing, and the start of ``reduce`` and
+    ``accumulate``): a number, ``"reorderable"`` (no identity, but reduce may reorder), or None."""
+
+    signatures: tuple[Signature, ...] = ()
+    """Every declared signature, in the declared order (``signature`` is the one this config
+    compiles: the first, or one loop of a ufunc)."""
+
+    signature_texts: tuple[str, ...] = ()
+    """``signatures`` as written."""
+
+    loop: int = 0
+    """Which of ``signatures`` a ufunc loop's graph compiles."""
+
+    scalars: tuple[int, ...] = ()
+    """A ufunc loop's variant for inputs NumPy broadcasts (stride 0): these are read once, as
+    scalars, so the loop over the others vectorises."""
+
+    in_order: bool = False
+    """A ufunc loop's variant for NumPy's reduce and accumulate: element by element, in order
+    (the output is read back as it is written)."""
+
+    @property
+    def shown_signature(self) -> str:
+        """The signature ``__graphs__`` and the manifest show: a ufunc's first declared one (its
+        loops' own signatures are internal), else the graph's (extended by ``grad``)."""
+        return self.signature_texts[0] if self.ufunc else self.signature_text
+
     grad: tuple[str, ...] = ()
     """Parameters to differentiate with respect to (float scalars or arrays): the graph returns
     ``(value, d_first, ...)``, the function's float scalar value and its gradient with respect to

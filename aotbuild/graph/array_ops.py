@@ -203,6 +203,11 @@ class _Update(_NewArray):
 
     keeps_layout: bool = field(default=False, kw_only=True)
 
+    in_order: bool = field(default=False, kw_only=True)
+    """Written element by element in order, each element's inputs read just before it is
+    written, with no check for overlap: a ufunc's loop for NumPy's reduce and accumulate, whose
+    output is read back as it is written (see :mod:`aotbuild.trace.ufunc_loops`)."""
+
     @property
     def name(self) -> str:
         return "setitem"
@@ -211,7 +216,8 @@ class _Update(_NewArray):
         return inputs[0] if self.keeps_layout else super().result_type(inputs)
 
     def _keyed(self, key: str) -> str:
-        return f"{key}~layout" if self.keeps_layout else key
+        key = f"{key}~layout" if self.keeps_layout else key
+        return f"{key}~in_order" if self.in_order else key
 
 
 @dataclass(frozen=True)

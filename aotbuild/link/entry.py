@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 
 import numpy as np
@@ -13,34 +12,14 @@ from ..codegen.profile import timer_id
 from ..codegen.templates import render
 from ..compile.adapter import ADAPTER_SUFFIX
 from ..types import Array, NoneType, TupleOf, Value, exported_symbol
+from .c_names import NPY_TYPES, c_string
 from .cython import all_exports, forwarder, graph_exports
 from .linalg import PROVIDERS
-
-#: NumPy type numbers and C types by dtype name.
-_NPY_TYPES = {
-    "bool": ("NPY_BOOL", "uint8_t"),
-    "int8": ("NPY_INT8", "int8_t"),
-    "int16": ("NPY_INT16", "int16_t"),
-    "int32": ("NPY_INT32", "int32_t"),
-    "int64": ("NPY_INT64", "int64_t"),
-    "uint8": ("NPY_UINT8", "uint8_t"),
-    "uint16": ("NPY_UINT16", "uint16_t"),
-    "uint32": ("NPY_UINT32", "uint32_t"),
-    "uint64": ("NPY_UINT64", "uint64_t"),
-    "float32": ("NPY_FLOAT32", "float"),
-    "float64": ("NPY_FLOAT64", "double"),
-    "complex64": ("NPY_COMPLEX64", "float"),
-    "complex128": ("NPY_COMPLEX128", "double"),
-}
-
-
-def _c_string(text: str) -> str:
-    """A C string literal (JSON escaping is valid C for the characters docstrings use)."""
-    return json.dumps(text, ensure_ascii=True)
+from .ufunc_entry import ufunc_entry
 
 
 def _param(name: str, value: Value, writes: bool, cast: bool) -> dict[str, object]:
-    typenum, ctype = _NPY_TYPES[value.dtype]
+    typenum, ctype = NPY_TYPES[value.dtype]
     param: dict[str, object] = {
         "name": name,
         "declared": str(value),
@@ -76,7 +55,7 @@ def _param(name: str, value: Value, writes: bool, cast: bool) -> dict[str, objec
 
 
 def _result(index: int, value: Value) -> dict[str, object]:
-    typenum, ctype = _NPY_TYPES[value.dtype]
+    typenum, ctype = NPY_TYPES[value.dtype]
     if isinstance(value, Array):
         return {
             "kind": "array",
@@ -151,7 +130,7 @@ def _graph(plan: GraphPlan, linalg: bool, profile: bool, cython: list[int]) -> d
         "timer": timer_id(f"graph {config.name}", plan.entry.symbol) if profile else None,
         "linalg": linalg,
         "cython": cython,
-        "doc": _c_string(graph_doc(plan, linalg)),
+        "doc": c_string(graph_doc(plan, linalg)),
     }
 
 
@@ -182,6 +161,7 @@ def render_entry(
     environment pointers (``<symbol>.env``) the module fills when it loads."""
     exports = all_exports(plan)
     index = {export.symbol: k for k, export in enumerate(exports)}
+    functions = [g for g in plan.graphs if not g.loops]
     graphs = [
         _graph(
             graph,
@@ -189,10 +169,12 @@ def render_entry(
             bool(plan.timers),
             [index[export.symbol] for export in graph_exports(plan, graph)],
         )
-        for graph in plan.graphs
+        for graph in functions
     ]
+    ufuncs = [ufunc_entry(graph) for graph in plan.graphs if graph.loops]
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
-    entries = [(g.graph.name, e) for g in plan.graphs for e in (g.entry, g.contiguous) if e is not None]
+    # Exported for numba's JIT and other packages: a ufunc's loops are NumPy's to call only.
+    entries = [(g.graph.name, e) for g in functions for e in (g.entry, g.contiguous) if e is not None]
     exported = [
         {"name": exported_symbol(package, graph, entry.signature), "target": entry.symbol}
         for graph, entry in entries
@@ -204,6 +186,7 @@ def render_entry(
             module=module,
             codegen_version=CODEGEN_VERSION,
             graphs=graphs,
+            ufuncs=ufuncs,
             symbols=symbols,
             exports=exported,
             timers=plan.timers,
@@ -212,7 +195,11 @@ def render_entry(
             cython_exports=[forwarder(export, k) for k, export in enumerate(exports)],
         )
     }
-    for graph_plan, graph in zip(plan.graphs, graphs, strict=True):
+    for ufunc in ufuncs:
+        sources[f"graph_{ufunc['name']}.c"] = render(
+            "native/entry_ufunc.c.j2", codegen_version=CODEGEN_VERSION, ufunc=ufunc
+        )
+    for graph_plan, graph in zip(functions, graphs, strict=True):
         signature = graph_plan.graph.config.signature
         ndims = sorted({v.ndim for v in (*signature.args, *signature.results) if isinstance(v, Array)})
         sources[f"graph_{graph['name']}.c"] = render(

@@ -14,6 +14,7 @@ from ..compile.target import Target
 from ..config import ProjectConfig
 from ..link.cython import graph_exports
 from ..link.entry import graph_doc
+from ..link.ufunc_entry import ufunc_doc
 from ..trace.used import UsedGraph
 from ..types import Array, NoneType, Result, Scalar, TupleOf, Value, exported_symbol
 
@@ -57,7 +58,9 @@ def render_loader(
             {
                 "name": g.graph.name,
                 # Python literals: a signature may hold quotes (Array(float64, 1, "C")).
-                "signature": repr(g.graph.config.signature_text),
+                "signature": repr(g.graph.config.shown_signature),
+                "signatures": repr(g.graph.config.signature_texts or (g.graph.config.signature_text,)),
+                "ufunc": g.graph.config.ufunc,
                 "function": g.graph.config.function,
                 "source": g.graph.source,
                 "mode": g.graph.config.mode,
@@ -126,6 +129,10 @@ def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collecti
     for graph_plan in plan.graphs:
         graph = graph_plan.graph
         signature = graph.config.signature
+        if graph_plan.loops:
+            doc = ufunc_doc(graph_plan).replace('"""', "'''")
+            graphs.append({"name": graph.name, "ufunc": True, "doc": doc})
+            continue
         params = [
             f"{name}: {_annotation(value, True)}"
             for name, value in zip(graph.params, signature.args, strict=True)
@@ -135,7 +142,13 @@ def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collecti
         doc = graph_doc(graph_plan, graph.name in linalg_graphs).split("--\n\n", 1)[1].replace('"""', "'''")
         doc = "\n".join(("    " + line).rstrip() for line in doc.splitlines()).lstrip()
         graphs.append(
-            {"name": graph.name, "params": params, "result": _result_annotation(signature.result), "doc": doc}
+            {
+                "name": graph.name,
+                "ufunc": False,
+                "params": params,
+                "result": _result_annotation(signature.result),
+                "doc": doc,
+            }
         )
     return render("package/__init__.pyi.j2", package=project.package.name, graphs=graphs)
 
@@ -159,6 +172,8 @@ def render_numba_interop(project: ProjectConfig, plan: BuildPlan) -> str:
 
     graphs = []
     for graph_plan in plan.graphs:
+        if graph_plan.loops:
+            continue  # a numpy.ufunc: numba calls its own kind of ufunc only
         entries = [e for e in (graph_plan.contiguous, graph_plan.entry) if e is not None]
         graphs.append(
             {

@@ -8,12 +8,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..codegen.module import CODEGEN_VERSION
-from ..codegen.plan import BuildPlan
+from ..codegen.plan import BuildPlan, GraphPlan
 from ..compile.compiler import CompiledObject
 from ..compile.keys import toolchain_versions
 from ..compile.target import Target
 from ..config import ProjectConfig
 from ..link.linalg import PROVIDERS
+from ..link.ufunc_entry import in_order_loop
 from ..trace.used import UsedGraph
 from .ownership import MANIFEST_FORMAT
 
@@ -39,7 +40,9 @@ def build_manifest(
             "source": graph_plan.graph.source,
             "mode": config.mode,
             "auto": config.auto,
-            "signature": config.signature_text,
+            "signature": config.shown_signature,
+            "signatures": list(config.signature_texts or (config.signature_text,)),
+            **_ufunc(graph_plan),
             "parameters": list(graph_plan.graph.params),
             "nogil": config.nogil,
             "entry": graph_plan.entry.symbol,
@@ -128,6 +131,28 @@ def _uses(project: ProjectConfig, uses: Sequence[UsedGraph]) -> dict[str, Any]:
         }
         for name in project.package.uses
     }
+
+
+def _ufunc(plan: GraphPlan) -> dict[str, Any]:
+    """A ufunc's identity and loops: each signature's entries (nothing for other graphs)."""
+    if not plan.loops:
+        return {}
+    config = plan.graph.config
+    loops = []
+    for index, text in enumerate(config.signature_texts):
+        general, in_order, *broadcast = [loop for loop in plan.loops if loop.graph.config.loop == index]
+        loops.append(
+            {
+                "signature": text,
+                "entry": general.entry.symbol,
+                "contiguous_entry": general.contiguous.symbol if general.contiguous else None,
+                "in_order_entry": in_order.entry.symbol if in_order_loop(in_order) else None,
+                "broadcast_entries": {
+                    ",".join(map(str, loop.graph.config.scalars)): loop.entry.symbol for loop in broadcast
+                },
+            }
+        )
+    return {"ufunc": {"identity": config.identity, "loops": loops}}
 
 
 def _cython_needs(plan: BuildPlan) -> dict[str, Any]:

@@ -73,7 +73,9 @@ def _fused_update(node: Node) -> Node:
             target = position
         elif _may_view(item, shared):
             return node  # reads another view of what it writes
-    fused = FusedSetIndex(op.items, steps, len(indices), target, keeps_layout=op.keeps_layout)
+    fused = FusedSetIndex(
+        op.items, steps, len(indices), target, keeps_layout=op.keeps_layout, in_order=op.in_order
+    )
     return Node.make(fused, (base, *indices, *value.inputs))
 
 

@@ -31,6 +31,7 @@ from .patches import tracing_patches
 from .scalar_builtins import with_traced_builtins
 from .subgraph import Subgraph, subgraph_session
 from .tracer import Tracer
+from .ufunc_loops import ufunc_loops
 from .ufuncs import KERNEL_HINT
 from .used import UsedPackage, routing
 from .writes import written_parameters
@@ -195,6 +196,18 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
             f"{where} a traced graph must return values; functions that only write into their "
             f"arguments are kernels ({KERNEL_HINT})"
         )
+    outputs, returns_tuple = trace_outputs(config, function, where, project)
+    _check_result(config, outputs, where)
+    if config.grad:
+        return _with_gradients(config, params, outputs[0], where)
+    return Graph(config, params, tuple(outputs), returns_tuple)
+
+
+def trace_outputs(
+    config: GraphConfig, function: Any, where: str, project: ProjectConfig
+) -> tuple[list[Node], bool]:
+    """The nodes ``function`` returns on tracers of ``config.signature``'s arguments, and whether
+    it returned a tuple; errors say where tracing stopped (``where``: the graph's table)."""
     tracers = [Tracer(Operand(Node.make(Argument(i, t)))) for i, t in enumerate(config.signature.args)]
     # A graph declared from an @aotbuild.subgraph function calls that subgraph, so it shares one
     # compiled symbol with every other graph calling the function with the same argument types.
@@ -230,10 +243,7 @@ def trace_graph(config: GraphConfig, function: Any, params: tuple[str, ...], pro
         outputs = [as_operand(value).node for value in values]
     except TraceError as exc:
         raise TraceError(f"{where} the function's result: {exc}") from None
-    _check_result(config, outputs, where)
-    if config.grad:
-        return _with_gradients(config, params, outputs[0], where)
-    return Graph(config, params, tuple(outputs), returns_tuple)
+    return outputs, returns_tuple
 
 
 def _with_gradients(config: GraphConfig, params: tuple[str, ...], value: Node, where: str) -> Graph:
@@ -312,6 +322,9 @@ def trace_project(
             kernel = partial(
                 kernel_graph, function=function, params=params, analyser=analyser, project=project
             )
+            if config.ufunc:
+                graphs += _ufunc(config, function, params, project)
+                continue
             if config.mode == "kernel":
                 graph = kernel(config)
             elif config.mode == "trace":
@@ -321,6 +334,30 @@ def trace_project(
                 graph = _auto(config, traced, kernel, where)
             graphs.append(replace(graph, source=source_location(function, project.root)))
     return graphs
+
+
+def _ufunc(
+    config: GraphConfig, function: Any, params: tuple[str, ...], project: ProjectConfig
+) -> list[Graph]:
+    """A ufunc's loops, one graph per signature (see :mod:`aotbuild.trace.ufunc_loops`)."""
+    where = f"{display_path(project.path)}: [graphs.{config.name}]"
+    source = source_location(function, project.root)
+
+    def trace_scalar(scalar: GraphConfig) -> Node:
+        at = f"{where} {scalar.signature_text!r}:"
+        try:
+            outputs, returns_tuple = trace_outputs(scalar, function, where, project)
+        except RunTimeValueError as exc:
+            raise TraceError(
+                f"{str(exc).split(' (declare the graph')[0]}; a ufunc's function is traced, so write "
+                "a choice on a value with np.where(condition, a, b), max() or min()"
+            ) from None
+        if returns_tuple or len(outputs) != 1:
+            raise TraceError(f"{at} the function returns {len(outputs)} values; a ufunc's returns one")
+        return outputs[0]
+
+    loops = ufunc_loops(replace(config, mode="trace"), trace_scalar, params, where)
+    return [replace(loop, source=source) for loop in loops]
 
 
 def _traced(config: GraphConfig, function: Any, params: tuple[str, ...], project: ProjectConfig) -> Graph:

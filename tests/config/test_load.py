@@ -17,6 +17,17 @@ signature = "float64(float64[:])"
 """
 
 
+UFUNC = """
+[package]
+name = "demo"
+
+[graphs.u]
+function = "model:u"
+ufunc = true
+signature = ["float32(float32, float32)", "float64(float64, float64)"]
+"""
+
+
 def write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "graphs.toml"
     path.write_text(text)
@@ -31,6 +42,14 @@ def test_defaults(tmp_path: Path) -> None:
     assert config.out_dir == (tmp_path / "build").resolve()
     (graph,) = config.graphs
     assert (graph.name, graph.function, graph.mode, graph.nogil) == ("f", "model:f", "auto", False)
+
+
+def test_a_ufunc_keeps_its_signatures_in_the_declared_order(tmp_path: Path) -> None:
+    (graph,) = load_config(write(tmp_path, UFUNC + "identity = 'reorderable'\n")).graphs
+    assert graph.ufunc and graph.identity == "reorderable"
+    assert graph.signature_texts == ("float32(float32, float32)", "float64(float64, float64)")
+    assert [str(s) for s in graph.signatures] == list(graph.signature_texts)
+    assert graph.signature == graph.signatures[0]
 
 
 def test_folder_means_its_graphs_toml(tmp_path: Path) -> None:
@@ -51,7 +70,7 @@ def test_command_line_overrides(tmp_path: Path) -> None:
         (GOOD + "nogil = 1\n", "[graphs.f] nogil: expected true or false, got 1"),
         (
             GOOD + "sigature = 'x'\n",
-            "[graphs.f] unknown key 'sigature' (expected one of: function, signature, mode, nogil, fastmath, out, cast, grad, parallel); did you mean 'signature'?",
+            "[graphs.f] unknown key 'sigature' (expected one of: function, signature, mode, nogil, fastmath, out, cast, grad, parallel, ufunc, identity); did you mean 'signature'?",
         ),
         (GOOD.replace('name = "demo"', 'name = "demo"\ncolour = "red"'), "[package] unknown key 'colour'"),
         (
@@ -85,9 +104,43 @@ def test_command_line_overrides(tmp_path: Path) -> None:
         ("[package\n", "not valid TOML"),
         (GOOD.replace('function = "model:f"\n', ""), "[graphs.f] missing required key 'function'"),
         (GOOD.replace('name = "demo"', "name = 3"), "[package] name: expected a string, got int 3"),
+        # ufuncs (docs/ufuncs.md)
+        (UFUNC + "identity = 0\n", None),
+        (GOOD + "identity = 0\n", "[graphs.f] identity: an identity is a ufunc's: add ufunc = true"),
+        (UFUNC + "identity = 'one'\n", "[graphs.u] identity: expected a number or 'reorderable', got 'one'"),
+        (UFUNC + "identity = nan\n", "[graphs.u] identity: NaN is no identity"),
+        (GOOD + "ufunc = 1\n", "[graphs.f] ufunc: expected true or false, got 1"),
+        (
+            UFUNC.replace("float64(float64, float64)", "float64[:](float64[:], float64)"),
+            "[graphs.u] signature: 'float64[:](float64[:], float64)': a ufunc's function is written on scalars",
+        ),
+        (
+            UFUNC.replace('"float32(float32, float32)"', '"float32(float32)"'),
+            "[graphs.u] signature: every signature of a ufunc takes the same number of arguments",
+        ),
+        (
+            UFUNC.replace('"float32(float32, float32)"', '"float32(float64, float64)"'),
+            "take the same argument types: NumPy would only ever run the first",
+        ),
+        (UFUNC + "out = true\n", "[graphs.u] out: is not a setting of a ufunc: NumPy's own out= works"),
+        (UFUNC + "grad = ['x']\n", "[graphs.u] grad: is not a setting of a ufunc"),
+        (UFUNC + 'mode = "kernel"\n', "[graphs.u] mode: a ufunc's loops are traced"),
+        (UFUNC.replace("float64(float64, float64)", "float64()"), "a ufunc takes at least one argument"),
+        (
+            GOOD.replace('"float64(float64[:])"', '["float64(float64[:])", "float32(float32[:])"]'),
+            "[graphs.f] signature: several signatures under one name are for ufunc = true graphs",
+        ),
+        (
+            GOOD.replace('"float64(float64[:])"', "[]"),
+            "[graphs.f] signature: expected a signature or a non-empty list",
+        ),
+        (GOOD.replace('"float64(float64[:])"', "[3]"), "[graphs.f] signature: expected a string, got int 3"),
     ],
 )
-def test_errors(tmp_path: Path, text: str, expected: str) -> None:
+def test_errors(tmp_path: Path, text: str, expected: str | None) -> None:
+    if expected is None:  # the case is valid
+        load_config(write(tmp_path, text))
+        return
     with pytest.raises(ConfigError) as info:
         load_config(write(tmp_path, text))
     message = str(info.value)
