@@ -11,7 +11,9 @@ from commit HEAD with a cold object cache. Peers, in one process:
   any ufunc call pays.
 
 Each case on 10 values (the call's overhead) and on 10^6 (the loop), float64 unless it says so;
-every result checked against NumPy's first. Each round runs one ``timeit`` loop (~20 ms) of each
+every result checked against NumPy's first. Then the cost of choosing among several signatures
+(``norm1``: float64, float32, int64): a call of ``norm1`` beside the same graph declared with the
+one signature the call picks, on 4 values, for the first signature and the last. Each round runs one ``timeit`` loop (~20 ms) of each
 peer in turn, the order rotating; each figure is the best of 7 rounds. Run from the repository
 root:
 
@@ -96,6 +98,36 @@ def _best_times(cases: dict[str, dict[str, Callable[[], object]]]) -> dict[tuple
     return best
 
 
+def _dispatch(package) -> list[str]:
+    """The time a name's several signatures add to a call: the choice, made in C."""
+    floats, ints = np.ones(4), np.ones(4, dtype=np.int64)
+    assert package.norm1(floats) == package.norm1_float64(floats) == 4.0
+    assert package.norm1(ints) == package.norm1_int64(ints) == 4
+    cases = {
+        "float64 values (the first signature)": {
+            "several": lambda: package.norm1(floats),
+            "one": lambda: package.norm1_float64(floats),
+        },
+        "int64 values (the third)": {
+            "several": lambda: package.norm1(ints),
+            "one": lambda: package.norm1_int64(ints),
+        },
+    }
+    best = _best_times(cases)
+    lines = [
+        "Several signatures under one name: `norm1` declared `float64(float64[:])`, "
+        "`float32(float32[:])`, `int64(int64[:])`, beside the same function declared with the one "
+        "signature the call picks (4 values):",
+        "",
+        "| arguments | norm1 (several) | one signature | the choice costs |",
+        "|---|---|---|---|",
+    ]
+    for case in cases:
+        several, one = best[(case, "several")], best[(case, "one")]
+        lines.append(f"| {case} | {_time(several)} | {_time(one)} | {(several - one) * 1e9:+.1f} ns |")
+    return lines
+
+
 def _time(seconds: float) -> str:
     return f"{seconds * 1e9:,.0f} ns" if seconds < 1e-5 else f"{seconds * 1e6:,.1f} µs"
 
@@ -147,6 +179,7 @@ def main() -> None:
                         cells.append(f"{_time(theirs)} ({ours / theirs:.2f})")
                 lines.append(f"| `{case}` | " + " | ".join(cells) + " |")
             lines.append("")
+        lines += _dispatch(activations_ext)
     text = "\n".join(lines).rstrip()
     print(text)
     write_section("ufuncs", text)

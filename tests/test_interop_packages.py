@@ -51,6 +51,10 @@ def normalize(x):
     return total
 
 
+def scaled(x, s):
+    return x * s
+
+
 def bounded_sum(x, limit):
     total = 0.0
     for value in x:
@@ -89,6 +93,10 @@ mode = "kernel"
 function = "library:bounded_sum"
 signature = "float64(float64[:], float64)"
 mode = "kernel"
+
+[graphs.scaled]
+function = "library:scaled"
+signature = ["float32[:](float32[:], float32)", "float64[:](float64[:], float64)"]
 """
 
 USER = """
@@ -119,6 +127,17 @@ def spread(x):
 
 def checked(x):
     return library_ext.bounded_sum(x, 10.0) + norm(x)
+
+
+def scaled_both(x, y):
+    return library_ext.scaled(x, 2.0), library_ext.scaled(y, 3.0)
+
+
+def scaled_in_a_loop(x):
+    total = 0.0
+    for _ in range(2):
+        total += library_ext.scaled(x, np.float32(0.5)).sum()
+    return total
 """
 
 USER_TOML = """
@@ -145,6 +164,15 @@ signature = "float64(float64[:])"
 [graphs.checked]
 function = "user:checked"
 signature = "float64(float64[:])"
+mode = "kernel"
+
+[graphs.scaled_both]
+function = "user:scaled_both"
+signature = "Tuple(float32[:], float64[:])(float32[:], float64[:])"
+
+[graphs.scaled_in_a_loop]
+function = "user:scaled_in_a_loop"
+signature = "float64(float32[:])"
 mode = "kernel"
 """
 
@@ -201,12 +229,21 @@ def test_graphs_of_the_used_package_give_its_results(built, user_ext) -> None:
     np.testing.assert_allclose(centered, library.center(x))
 
 
+def test_a_graph_of_several_signatures_is_called_by_the_one_the_types_pick(user_ext) -> None:
+    x32 = np.arange(4, dtype=np.float32)
+    first, second = user_ext.scaled_both(x32, np.arange(4.0))
+    assert first.dtype == np.float32 and second.dtype == np.float64
+    np.testing.assert_array_equal(first, x32 * 2)
+    np.testing.assert_array_equal(second, np.arange(4.0) * 3)
+    assert user_ext.scaled_in_a_loop(x32) == 6.0  # the float32 signature's result, summed
+
+
 def test_calls_are_declarations_resolved_from_the_library(built) -> None:
     _, library, user, _ = built
     library_ext = load_package(library)
     manifest = json.loads(user.package_dir.joinpath("manifest.json").read_text())
     uses = manifest["uses"]["library_ext"]
-    assert sorted(uses["graphs"]) == ["bounded_sum", "center", "moments", "norm", "rowsum"]
+    assert sorted(uses["graphs"]) == ["bounded_sum", "center", "moments", "norm", "rowsum", "scaled"]
     library_ops = {symbol for graph in library_ext.__graphs__.values() for symbol in graph["ops"]}
     assert not library_ops & set(manifest["ops"])  # none of the library's code is in the user
     names = undefined_symbols(user.native)

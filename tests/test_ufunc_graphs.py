@@ -1,6 +1,6 @@
 """``ufunc = true``: scalar functions compiled into real NumPy ufuncs (aotbuild/trace/ufunc_loops).
 
-The fixture project (projects/ufunc_graphs) declares the functions of ``scalar_functions.py``
+The fixture project (projects/numpy_surface) declares the functions of ``scalar_functions.py``
 as ufuncs. Each is checked against the same function made a ufunc by numba's ``@vectorize``
 (the behaviour users move from) and against NumPy expressions: broadcasting, layouts, dtypes,
 ``out=``, ``where=``, empty and size-1 inputs, the ufunc methods, and other libraries'
@@ -22,7 +22,7 @@ from hypothesis.extra import numpy as hnp
 
 from .conftest import PROJECTS, load_package
 
-sys.path.insert(0, str(PROJECTS / "ufunc_graphs"))
+sys.path.insert(0, str(PROJECTS / "numpy_surface"))
 import scalar_functions as fns  # noqa: E402
 
 NUMBA = {
@@ -37,7 +37,7 @@ NUMBA = {
 
 @pytest.fixture(scope="module")
 def built(build_project):
-    return build_project(PROJECTS / "ufunc_graphs" / "graphs.toml")
+    return build_project(PROJECTS / "numpy_surface" / "graphs.toml")
 
 
 @pytest.fixture(scope="module")

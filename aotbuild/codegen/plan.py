@@ -76,10 +76,19 @@ class GraphPlan:
     """The entry of the graph's contiguous variant (``Graph.contiguous``), if it has one: the
     package calls it when every any-layout array argument is C-contiguous."""
 
+    overloads: tuple[GraphPlan, ...] = ()
+    """Several signatures under one name: each one's plan, in the declared order (the first is
+    this plan itself, without ``overloads``); empty for a graph of one signature."""
+
     loops: tuple[GraphPlan, ...] = ()
     """A ufunc's loops (see :mod:`aotbuild.trace.ufunc_loops`): per signature in the declared
     order, its any-strides graph then its broadcast variants (``graph`` and the entries above
     are the first's; ``symbols`` covers them all); empty for any other graph."""
+
+    def loops_of(self, index: int) -> list[GraphPlan]:
+        """A ufunc's loops for its ``index``-th signature: the general one, the in-order one,
+        then those for broadcast inputs (see :mod:`aotbuild.trace.ufunc_loops`)."""
+        return [loop for loop in self.loops if loop.graph.config.signature_index == index]
 
 
 @dataclass(frozen=True)
@@ -418,15 +427,23 @@ def make_plan(graphs: list[Graph], profile: bool = False) -> BuildPlan:
         symbols = tuple(m.symbol for m in ordered if m.symbol in reached)
         plans.append(GraphPlan(graph, entry, symbols, variant))
     timers = tuple(sorted(planner.timers.values(), key=lambda timer: timer.id))
-    return BuildPlan(tuple(ordered), _ufuncs_grouped(plans, ordered), timers)
+    return BuildPlan(tuple(ordered), _grouped(plans, ordered), timers)
 
 
-def _ufuncs_grouped(plans: list[GraphPlan], ordered: list[OpModule]) -> tuple[GraphPlan, ...]:
-    """``plans`` with each ufunc's loops (consecutive, one per signature) made one plan."""
+def _grouped(plans: list[GraphPlan], ordered: list[OpModule]) -> tuple[GraphPlan, ...]:
+    """``plans`` with each ufunc's loops (consecutive, one per signature and variant), and each
+    name's several signatures, made one plan."""
     grouped: list[GraphPlan] = []
     for plan in plans:
         config = plan.graph.config
-        if config.ufunc and (config.loop > 0 or config.scalars or config.in_order):
+        if not config.ufunc and config.signature_index > 0:
+            first = grouped[-1]
+            reached = {*first.symbols, *plan.symbols}
+            symbols = tuple(m.symbol for m in ordered if m.symbol in reached)
+            grouped[-1] = replace(first, symbols=symbols, overloads=(*first.overloads, plan))
+        elif not config.ufunc and len(config.signatures) > 1:
+            grouped.append(replace(plan, overloads=(plan,)))
+        elif config.ufunc and (config.signature_index > 0 or config.scalars or config.in_order):
             first = grouped[-1]
             loops = (*first.loops, plan)
             reached = {*first.symbols, *plan.symbols}

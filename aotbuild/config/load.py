@@ -172,11 +172,7 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     elif "identity" in table:
         raise where.error("an identity is a ufunc's: add ufunc = true (see docs/ufuncs.md)", "identity")
     elif len(signatures) > 1:
-        raise where.error(
-            "several signatures under one name are for ufunc = true graphs in this version; for an "
-            "ordinary graph, declare one [graphs.NAME] table per signature",
-            "signature",
-        )
+        _check_overloads(signatures, texts, where)
     mode = _string(table, "mode", where, "auto")
     if mode not in MODES:
         raise where.error(f"expected one of {', '.join(map(repr, MODES))}, got {mode!r}", "mode")
@@ -198,11 +194,11 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     out = table.get("out", False)
     if not isinstance(out, bool):
         raise where.error(f"expected true or false, got {out!r}", "out")
-    if out and not any(isinstance(item, Array) for item in signature.results):
-        raise where.error(
-            f"out = true needs an array result to write into; the signature returns {signature.result}",
-            "out",
-        )
+    for text, each in zip(texts, signatures, strict=True):
+        if out and not any(isinstance(item, Array) for item in each.results):
+            raise where.error(
+                f"out = true needs an array result to write into; {text!r} returns {each.result}", "out"
+            )
     cast = _string(table, "cast", where, "no")
     if cast not in CASTS:
         raise where.error(f"expected one of {', '.join(map(repr, CASTS))}, got {cast!r}", "cast")
@@ -224,6 +220,26 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         signatures=signatures,
         signature_texts=texts,
     )
+
+
+def _check_overloads(signatures: tuple[Signature, ...], texts: tuple[str, ...], where: _Where) -> None:
+    """Several signatures under one name: one function, so one number of arguments; and no two
+    that take the same types (the package calls the first that matches: the second never)."""
+    if len({len(signature.args) for signature in signatures}) > 1:
+        raise where.error(
+            "every signature under one name takes the same number of arguments (they compile one "
+            f"function); got {', '.join(map(repr, texts))}",
+            "signature",
+        )
+    seen: dict[tuple[object, ...], str] = {}
+    for text, signature in zip(texts, signatures, strict=True):
+        if signature.args in seen:
+            raise where.error(
+                f"{text!r} and {seen[signature.args]!r} take the same argument types: calls would only "
+                "ever run the first; keep one",
+                "signature",
+            )
+        seen[signature.args] = text
 
 
 def _signatures(table: Mapping[str, Any], where: _Where) -> tuple[tuple[str, ...], tuple[Signature, ...]]:

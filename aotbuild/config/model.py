@@ -102,13 +102,14 @@ class GraphConfig:
 
     signatures: tuple[Signature, ...] = ()
     """Every declared signature, in the declared order (``signature`` is the one this config
-    compiles: the first, or one loop of a ufunc)."""
+    compiles, see ``signature_index``)."""
 
     signature_texts: tuple[str, ...] = ()
     """``signatures`` as written."""
 
-    loop: int = 0
-    """Which of ``signatures`` a ufunc loop's graph compiles."""
+    signature_index: int = 0
+    """Which of ``signatures`` this graph compiles: one loop of a ufunc, or one of several
+    signatures under one name (each its own graph and symbol; the package dispatches)."""
 
     scalars: tuple[int, ...] = ()
     """A ufunc loop's variant for inputs NumPy broadcasts (stride 0): these are read once, as

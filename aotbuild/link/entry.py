@@ -15,6 +15,7 @@ from ..types import Array, NoneType, TupleOf, Value, exported_symbol
 from .c_names import NPY_TYPES, c_string
 from .cython import all_exports, forwarder, graph_exports
 from .linalg import PROVIDERS
+from .overloads import overload_tests
 from .ufunc_entry import ufunc_entry
 
 
@@ -162,19 +163,33 @@ def render_entry(
     exports = all_exports(plan)
     index = {export.symbol: k for k, export in enumerate(exports)}
     functions = [g for g in plan.graphs if not g.loops]
+    # One C function per signature: a name's several signatures are <name>__<k>, and <name>
+    # dispatches among them (entry_overloads.c.j2).
+    callables = [
+        (each, f"{g.graph.name}__{k}" if g.overloads else g.graph.name)
+        for g in functions
+        for k, each in enumerate(g.overloads or (g,))
+    ]
     graphs = [
-        _graph(
-            graph,
-            graph.graph.name in linalg_graphs,
-            bool(plan.timers),
-            [index[export.symbol] for export in graph_exports(plan, graph)],
-        )
-        for graph in functions
+        {
+            **_graph(
+                graph,
+                graph.graph.name in linalg_graphs,
+                bool(plan.timers),
+                [index[export.symbol] for export in graph_exports(plan, graph)],
+            ),
+            "c_name": c_name,
+        }
+        for graph, c_name in callables
+    ]
+    methods = [
+        {"name": g.graph.name, "doc": c_string(overloads_doc(g, g.graph.name in linalg_graphs))}
+        for g in functions
     ]
     ufuncs = [ufunc_entry(graph) for graph in plan.graphs if graph.loops]
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
     # Exported for numba's JIT and other packages: a ufunc's loops are NumPy's to call only.
-    entries = [(g.graph.name, e) for g in functions for e in (g.entry, g.contiguous) if e is not None]
+    entries = [(g.graph.name, e) for g, _ in callables for e in (g.entry, g.contiguous) if e is not None]
     exported = [
         {"name": exported_symbol(package, graph, entry.signature), "target": entry.symbol}
         for graph, entry in entries
@@ -186,6 +201,7 @@ def render_entry(
             module=module,
             codegen_version=CODEGEN_VERSION,
             graphs=graphs,
+            methods=methods,
             ufuncs=ufuncs,
             symbols=symbols,
             exports=exported,
@@ -199,10 +215,55 @@ def render_entry(
         sources[f"graph_{ufunc['name']}.c"] = render(
             "native/entry_ufunc.c.j2", codegen_version=CODEGEN_VERSION, ufunc=ufunc
         )
-    for graph_plan, graph in zip(functions, graphs, strict=True):
+    for (graph_plan, _), graph in zip(callables, graphs, strict=True):
         signature = graph_plan.graph.config.signature
         ndims = sorted({v.ndim for v in (*signature.args, *signature.results) if isinstance(v, Array)})
-        sources[f"graph_{graph['name']}.c"] = render(
+        sources[f"graph_{graph['c_name']}.c"] = render(
             "native/entry_graph.c.j2", codegen_version=CODEGEN_VERSION, graph=graph, ndims=ndims
         )
+    for graph_plan in functions:
+        if graph_plan.overloads:
+            sources[f"graph_{graph_plan.graph.name}.c"] = _dispatcher(graph_plan)
     return sources
+
+
+def _dispatcher(plan: GraphPlan) -> str:
+    """The C function picking among a name's several signatures (entry_overloads.c.j2)."""
+    config = plan.graph.config
+    cast = config.cast == "same_kind"
+    return render(
+        "native/entry_overloads.c.j2",
+        codegen_version=CODEGEN_VERSION,
+        name=config.name,
+        params=plan.graph.params,
+        nparams=len(plan.graph.params),
+        nkwonly=int(config.out),
+        cast=cast,
+        declared="; ".join(config.signature_texts),
+        overloads=[
+            {
+                "c_name": f"{config.name}__{k}",
+                "signature": each.graph.config.signature_text,
+                **overload_tests(each.graph.config.signature, cast),
+            }
+            for k, each in enumerate(plan.overloads)
+        ],
+    )
+
+
+def overloads_doc(plan: GraphPlan, linalg: bool = False) -> str:
+    """The docstring of a graph, listing every signature of a name that has several."""
+    doc = graph_doc(plan, linalg)
+    if not plan.overloads:
+        return doc
+    config = plan.graph.config
+    lines = doc.splitlines()
+    heads = [graph_doc(each, linalg).splitlines()[3] for each in plan.overloads]
+    body = [
+        "Signatures (the first the arguments match exactly, else the first they convert to): "
+        + "; ".join(config.signature_texts)
+        if line.startswith("Signature: ")
+        else line
+        for line in lines[5:]
+    ]
+    return "\n".join([*lines[:3], *heads, "", *body])

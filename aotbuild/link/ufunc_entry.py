@@ -57,7 +57,7 @@ def ufunc_entry(plan: GraphPlan) -> dict[str, object]:
     nin = len(config.signature.args) - 1
     loops = []
     for index, text in enumerate(config.signature_texts):
-        general, in_order, *broadcast = [loop for loop in plan.loops if loop.graph.config.loop == index]
+        general, in_order, *broadcast = plan.loops_of(index)
         assert general.contiguous is not None and in_order.graph.config.in_order
         values = general.graph.config.signature.args
         # By the mask of inputs read as scalars (bit k: input k); mask 0 is the contiguous loop.

@@ -11,9 +11,10 @@ import numpy as np
 from ..codegen.plan import BuildPlan
 from ..codegen.templates import render
 from ..compile.target import Target
-from ..config import ProjectConfig
+from ..config import GraphConfig, ProjectConfig
+from ..graph import Graph
 from ..link.cython import graph_exports
-from ..link.entry import graph_doc
+from ..link.entry import overloads_doc
 from ..link.ufunc_entry import ufunc_doc
 from ..trace.used import UsedGraph
 from ..types import Array, NoneType, Result, Scalar, TupleOf, Value, exported_symbol
@@ -128,29 +129,39 @@ def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collecti
     graphs = []
     for graph_plan in plan.graphs:
         graph = graph_plan.graph
-        signature = graph.config.signature
         if graph_plan.loops:
             doc = ufunc_doc(graph_plan).replace('"""', "'''")
             graphs.append({"name": graph.name, "ufunc": True, "doc": doc})
             continue
-        params = [
-            f"{name}: {_annotation(value, True)}"
-            for name, value in zip(graph.params, signature.args, strict=True)
-        ]
-        if graph.config.out:
-            params += ["*", f"out: {_out_annotation(signature.result)} = None"]
-        doc = graph_doc(graph_plan, graph.name in linalg_graphs).split("--\n\n", 1)[1].replace('"""', "'''")
-        doc = "\n".join(("    " + line).rstrip() for line in doc.splitlines()).lstrip()
+        doc = overloads_doc(graph_plan, graph.name in linalg_graphs).split("--\n\n", 1)[1]
+        doc = "\n".join(("    " + line).rstrip() for line in doc.replace('"""', "'''").splitlines()).lstrip()
         graphs.append(
             {
                 "name": graph.name,
                 "ufunc": False,
-                "params": params,
-                "result": _result_annotation(signature.result),
+                # one @overload per signature of a name that has several
+                "overloads": [_stub_signature(each.graph) for each in graph_plan.overloads or (graph_plan,)],
                 "doc": doc,
             }
         )
     return render("package/__init__.pyi.j2", package=project.package.name, graphs=graphs)
+
+
+def _signatures_text(config: GraphConfig) -> str:
+    """The signature messages name: several are listed."""
+    texts = config.signature_texts
+    return "; ".join(texts) if len(texts) > 1 else config.signature_text
+
+
+def _stub_signature(graph: Graph) -> dict[str, object]:
+    signature = graph.config.signature
+    params = [
+        f"{name}: {_annotation(value, True)}"
+        for name, value in zip(graph.params, signature.args, strict=True)
+    ]
+    if graph.config.out:
+        params += ["*", f"out: {_out_annotation(signature.result)} = None"]
+    return {"params": params, "result": _result_annotation(signature.result)}
 
 
 def numba_type_text(value: Result) -> str:
@@ -174,11 +185,14 @@ def render_numba_interop(project: ProjectConfig, plan: BuildPlan) -> str:
     for graph_plan in plan.graphs:
         if graph_plan.loops:
             continue  # a numpy.ufunc: numba calls its own kind of ufunc only
-        entries = [e for e in (graph_plan.contiguous, graph_plan.entry) if e is not None]
+        # Each signature's entries, in the declared order, the contiguous one first.
+        entries = [
+            e for each in graph_plan.overloads or (graph_plan,) for e in (each.contiguous, each.entry) if e
+        ]
         graphs.append(
             {
                 "name": graph_plan.graph.name,
-                "signature": repr(graph_plan.graph.config.signature_text),
+                "signature": repr(_signatures_text(graph_plan.graph.config)),
                 "params": graph_plan.graph.params,
                 "entries": [
                     {

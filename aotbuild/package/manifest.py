@@ -43,6 +43,7 @@ def build_manifest(
             "signature": config.shown_signature,
             "signatures": list(config.signature_texts or (config.signature_text,)),
             **_ufunc(graph_plan),
+            **_overloads(graph_plan),
             "parameters": list(graph_plan.graph.params),
             "nogil": config.nogil,
             "entry": graph_plan.entry.symbol,
@@ -133,6 +134,23 @@ def _uses(project: ProjectConfig, uses: Sequence[UsedGraph]) -> dict[str, Any]:
     }
 
 
+def _overloads(plan: GraphPlan) -> dict[str, Any]:
+    """A name's several signatures: each one's entries, in the declared order (the first's are
+    the graph's ``entry`` and ``contiguous_entry`` too)."""
+    if not plan.overloads:
+        return {}
+    return {
+        "overloads": [
+            {
+                "signature": each.graph.config.signature_text,
+                "entry": each.entry.symbol,
+                "contiguous_entry": each.contiguous.symbol if each.contiguous else None,
+            }
+            for each in plan.overloads
+        ]
+    }
+
+
 def _ufunc(plan: GraphPlan) -> dict[str, Any]:
     """A ufunc's identity and loops: each signature's entries (nothing for other graphs)."""
     if not plan.loops:
@@ -140,7 +158,7 @@ def _ufunc(plan: GraphPlan) -> dict[str, Any]:
     config = plan.graph.config
     loops = []
     for index, text in enumerate(config.signature_texts):
-        general, in_order, *broadcast = [loop for loop in plan.loops if loop.graph.config.loop == index]
+        general, in_order, *broadcast = plan.loops_of(index)
         loops.append(
             {
                 "signature": text,

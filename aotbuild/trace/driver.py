@@ -325,15 +325,27 @@ def trace_project(
             if config.ufunc:
                 graphs += _ufunc(config, function, params, project)
                 continue
-            if config.mode == "kernel":
-                graph = kernel(config)
-            elif config.mode == "trace":
-                graph = traced(config)
-            else:
-                where = f"{display_path(project.path)}: [graphs.{config.name}]"
-                graph = _auto(config, traced, kernel, where)
-            graphs.append(replace(graph, source=source_location(function, project.root)))
+            # Several signatures under one name: a graph each, the package dispatching.
+            for each in overloads(config):
+                if each.mode == "kernel":
+                    graph = kernel(each)
+                elif each.mode == "trace":
+                    graph = traced(each)
+                else:
+                    where = f"{display_path(project.path)}: [graphs.{each.name}]"
+                    graph = _auto(each, traced, kernel, where)
+                graphs.append(replace(graph, source=source_location(function, project.root)))
     return graphs
+
+
+def overloads(config: GraphConfig) -> list[GraphConfig]:
+    """``config`` once per declared signature (itself when it declares one)."""
+    if len(config.signatures) < 2:
+        return [config]
+    return [
+        replace(config, signature=signature, signature_text=text, signature_index=index)
+        for index, (signature, text) in enumerate(zip(config.signatures, config.signature_texts, strict=True))
+    ]
 
 
 def _ufunc(
@@ -364,7 +376,8 @@ def _traced(config: GraphConfig, function: Any, params: tuple[str, ...], project
     """The traced graph, with its variant for C-contiguous arrays where the signature has one."""
     graph = trace_graph(config, function, params, project)
     contiguous = config.signature.contiguous()
-    if contiguous != config.signature:
+    # (not when another of the name's signatures is that one: the package calls it for such arrays)
+    if contiguous != config.signature and contiguous not in config.signatures:
         variant = replace(config, signature=contiguous, signature_text=str(contiguous))
         graph = replace(graph, contiguous=trace_graph(variant, function, params, project))
     return graph

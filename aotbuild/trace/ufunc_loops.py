@@ -80,7 +80,7 @@ def ufunc_loops(config: GraphConfig, trace_scalar: Any, params: tuple[str, ...],
     names = (*params, out)
     loops = []
     for index, (signature, text) in enumerate(zip(config.signatures, config.signature_texts, strict=True)):
-        scalar = replace(config, signature=signature, signature_text=text, loop=index)
+        scalar = replace(config, signature=signature, signature_text=text, signature_index=index)
         at = f"{where} {text!r}:"
         value = _declared_type(trace_scalar(scalar), signature.result, at)  # type: ignore[arg-type]
         general = _loop_graph(scalar, names, value, at, "A")

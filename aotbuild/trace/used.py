@@ -21,9 +21,11 @@ import inspect
 import sys
 import types
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..config import ProjectConfig, display_path
 from ..config.signature import parse_signature
@@ -57,6 +59,10 @@ class UsedGraph:
     writes: tuple[str, ...] = ()
     """The array parameters it may write into (a kernel's)."""
 
+    overloads: tuple[UsedGraph, ...] = ()
+    """A name declared with several signatures: one of these per signature, in the declared
+    order (this graph is the first, without ``overloads``); empty otherwise."""
+
     @property
     def qualname(self) -> str:
         return f"{self.package}.{self.name}"
@@ -67,12 +73,16 @@ class UsedGraph:
 
     @property
     def symbols(self) -> tuple[str, ...]:
-        """Every name it is exported by."""
+        """Every name it is exported by (each of its signatures')."""
+        if self.overloads:
+            return tuple(symbol for each in self.overloads for symbol in each.symbols)
         return (self.symbol(),) + ((self.symbol(contiguous=True),) if self.contiguous else ())
 
     def variants(self) -> tuple[str, ...]:
         """``declare()``'s variants for a kernel's call: the contiguous entry first (C arrays
-        call it), then the entry for any layout."""
+        call it), then the entry for any layout; each signature's in turn."""
+        if self.overloads:
+            return tuple(variant for each in self.overloads for variant in each.variants())
         variants = [f"{self.symbol(contiguous=True)}: {self.contiguous}"] if self.contiguous else []
         return (*variants, f"{self.symbol()}: {self.signature}")
 
@@ -126,19 +136,24 @@ def _load(name: str, project: ProjectConfig) -> UsedPackage:
     graphs = []
     version = manifest["package"]["version"]
     for graph, record in sorted(manifest["graphs"].items()):
-        contiguous = record["contiguous_entry"]
-        graphs.append(
-            UsedGraph(
+        if "ufunc" in record:
+            continue  # a numpy.ufunc: called through NumPy, never by declaration
+
+        def used(entry: dict[str, Any], graph: str = graph, record: dict[str, Any] = record) -> UsedGraph:
+            contiguous = entry["contiguous_entry"]
+            return UsedGraph(
                 package=name,
                 version=version,
                 name=graph,
                 params=tuple(record["parameters"]),
-                signature=parse_signature(ops[record["entry"]]["signature"]),
+                signature=parse_signature(ops[entry["entry"]]["signature"]),
                 contiguous=parse_signature(ops[contiguous]["signature"]) if contiguous else None,
                 ops=tuple((symbol, ops[symbol]["object_sha256"]) for symbol in record["ops"]),
                 writes=tuple(record.get("writes", ())),
             )
-        )
+
+        overloads = tuple(used(entry) for entry in record.get("overloads", ()))
+        graphs.append(replace(used(record), overloads=overloads))
     return UsedPackage(name, version, tuple(graphs), module)
 
 
@@ -245,6 +260,8 @@ def external_call(graph: UsedGraph, args: tuple[Any, ...], kwargs: dict[str, Any
         bound = parameters.bind(*args, **kwargs)
     except TypeError as exc:
         raise TraceError(f"calling {graph.qualname}({', '.join(graph.params)}): {exc}") from None
+    if graph.overloads:
+        graph = _overload_for(graph, [as_operand(bound.arguments[name]) for name in graph.params])
     if graph.writes or isinstance(graph.signature.result, NoneType):
         what = f"writes into {', '.join(graph.writes)}" if graph.writes else "returns none"
         raise TraceError(
@@ -266,6 +283,34 @@ def external_call(graph: UsedGraph, args: tuple[Any, ...], kwargs: dict[str, Any
     return tuple(
         Tracer(Operand(Node.make(TupleItem(i), (node,)))) for i in range(len(signature.result.items))
     )
+
+
+def _overload_for(graph: UsedGraph, operands: list[Operand]) -> UsedGraph:
+    """The signature of ``graph`` a traced call takes, as the package picks one at run time: the
+    first whose argument dtypes and dimensions the operands have, else the first they convert
+    to; none, a TraceError listing them."""
+
+    def exact(each: UsedGraph) -> bool:
+        return all(
+            operand.dtype == np.dtype(declared.dtype) and operand.ndim == getattr(declared, "ndim", 0)
+            for operand, declared in zip(operands, each.signature.args, strict=True)
+        )
+
+    def converts(each: UsedGraph) -> bool:
+        try:
+            for operand, declared, name in zip(operands, each.signature.args, each.params, strict=True):
+                _conform(operand, declared, name, each)
+        except TraceError:
+            return False
+        return True
+
+    for test in (exact, converts):
+        for each in graph.overloads:
+            if test(each):
+                return each
+    given = ", ".join(str(operand.node.type) for operand in operands)
+    declared = "; ".join(str(each.signature) for each in graph.overloads)
+    raise TraceError(f"{graph.qualname}: no signature takes ({given}); declared: {declared}")
 
 
 def _conform(operand: Operand, declared: Value, name: str, graph: UsedGraph) -> Node:

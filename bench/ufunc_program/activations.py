@@ -2,6 +2,8 @@
 
 import math
 
+import numpy as np
+
 
 def logistic(x, k):
     return 1.0 / (1.0 + math.exp(-k * x))
@@ -13,3 +15,7 @@ def addf(a, b):
 
 def relu(x):
     return max(x, 0.0)
+
+
+def norm1(x):
+    return np.abs(x).sum()

@@ -126,9 +126,19 @@ def test_command_line_overrides(tmp_path: Path) -> None:
         (UFUNC + "grad = ['x']\n", "[graphs.u] grad: is not a setting of a ufunc"),
         (UFUNC + 'mode = "kernel"\n', "[graphs.u] mode: a ufunc's loops are traced"),
         (UFUNC.replace("float64(float64, float64)", "float64()"), "a ufunc takes at least one argument"),
+        (GOOD.replace('"float64(float64[:])"', '["float64(float64[:])", "float32(float32[:])"]'), None),
         (
-            GOOD.replace('"float64(float64[:])"', '["float64(float64[:])", "float32(float32[:])"]'),
-            "[graphs.f] signature: several signatures under one name are for ufunc = true graphs",
+            GOOD.replace('"float64(float64[:])"', '["float64(float64[:])", "float32(float32[:], float32)"]'),
+            "[graphs.f] signature: every signature under one name takes the same number of arguments",
+        ),
+        (
+            GOOD.replace('"float64(float64[:])"', '["float64(float64[:])", "float32(double[:])"]'),
+            "[graphs.f] signature: 'float32(double[:])' and 'float64(float64[:])' take the same argument types",
+        ),
+        (
+            GOOD.replace('"float64(float64[:])"', '["float64[:](float64[:])", "float32(float32[:])"]')
+            + "out = true\n",
+            "[graphs.f] out: out = true needs an array result to write into; 'float32(float32[:])' returns float32",
         ),
         (
             GOOD.replace('"float64(float64[:])"', "[]"),

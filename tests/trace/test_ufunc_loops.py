@@ -46,7 +46,7 @@ def trace(tmp_path: Path, function: str, signatures: list[str]):
 
 def test_each_signature_gives_its_loop_then_its_broadcast_variants(tmp_path: Path) -> None:
     graphs = trace(tmp_path, "logistic", ["float32(float32, float32)", "float64(float64, float64)"])
-    assert [(g.config.loop, g.config.in_order, g.config.scalars) for g in graphs] == [
+    assert [(g.config.signature_index, g.config.in_order, g.config.scalars) for g in graphs] == [
         (0, False, ()),
         (0, True, ()),
         (0, False, (0,)),
