@@ -431,26 +431,25 @@ def make_plan(graphs: list[Graph], profile: bool = False) -> BuildPlan:
 
 
 def _grouped(plans: list[GraphPlan], ordered: list[OpModule]) -> tuple[GraphPlan, ...]:
-    """``plans`` with each ufunc's loops (consecutive, one per signature and variant), and each
-    name's several signatures, made one plan."""
+    """``plans`` with the graphs of one name made one plan (consecutive, from its first): a
+    ufunc's or gufunc's loops (per signature, and a ufunc's variants), an ordinary graph's
+    several signatures."""
     grouped: list[GraphPlan] = []
     for plan in plans:
         config = plan.graph.config
-        if not config.ufunc and config.signature_index > 0:
+        numpy_ufunc = config.ufunc or bool(config.gufunc)
+        if config.signature_index > 0 or config.scalars or config.in_order:
             first = grouped[-1]
             reached = {*first.symbols, *plan.symbols}
             symbols = tuple(m.symbol for m in ordered if m.symbol in reached)
-            grouped[-1] = replace(first, symbols=symbols, overloads=(*first.overloads, plan))
-        elif not config.ufunc and len(config.signatures) > 1:
-            grouped.append(replace(plan, overloads=(plan,)))
-        elif config.ufunc and (config.signature_index > 0 or config.scalars or config.in_order):
-            first = grouped[-1]
-            loops = (*first.loops, plan)
-            reached = {*first.symbols, *plan.symbols}
-            symbols = tuple(m.symbol for m in ordered if m.symbol in reached)
-            grouped[-1] = replace(first, symbols=symbols, loops=loops)
-        elif config.ufunc:
+            if numpy_ufunc:
+                grouped[-1] = replace(first, symbols=symbols, loops=(*first.loops, plan))
+            else:
+                grouped[-1] = replace(first, symbols=symbols, overloads=(*first.overloads, plan))
+        elif numpy_ufunc:
             grouped.append(replace(plan, loops=(plan,)))
+        elif len(config.signatures) > 1:
+            grouped.append(replace(plan, overloads=(plan,)))
         else:
             grouped.append(plan)
     return tuple(grouped)

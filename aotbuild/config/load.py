@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ConfigError, SignatureError
 from ..types import Array, Scalar, Signature
+from .gufunc import check_gufunc
 from .model import MODES, TARGETS, GraphConfig, PackageConfig, ProjectConfig
 from .signature import parse_signature
 from .ufunc import check_ufunc
@@ -42,6 +43,7 @@ _GRAPH_KEYS = (
     "parallel",
     "ufunc",
     "identity",
+    "gufunc",
 )
 #: Values of a graph's ``cast``.
 CASTS = ("no", "same_kind")
@@ -167,11 +169,14 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
     if not isinstance(ufunc, bool):
         raise where.error(f"expected true or false, got {ufunc!r}", "ufunc")
     identity = None
-    if ufunc:
+    gufunc = ""
+    if "gufunc" in table:
+        gufunc = check_gufunc(table, signatures, texts, lambda message, key: where.error(message, key))
+    elif ufunc:
         identity = check_ufunc(table, signatures, texts, lambda message, key: where.error(message, key))
     elif "identity" in table:
         raise where.error("an identity is a ufunc's: add ufunc = true (see docs/ufuncs.md)", "identity")
-    elif len(signatures) > 1:
+    if len(signatures) > 1 and not (ufunc or gufunc):
         _check_overloads(signatures, texts, where)
     mode = _string(table, "mode", where, "auto")
     if mode not in MODES:
@@ -217,6 +222,7 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         parallel=parallel,
         ufunc=ufunc,
         identity=identity,
+        gufunc=gufunc,
         signatures=signatures,
         signature_texts=texts,
     )

@@ -100,6 +100,10 @@ class GraphConfig:
     """The ufunc's identity (``reduce`` of nothing, and the start of ``reduce`` and
     ``accumulate``): a number, ``"reorderable"`` (no identity, but reduce may reorder), or None."""
 
+    gufunc: str = ""
+    """A generalized ufunc's layout (``"(n),(n)->()"``), as numba's ``@guvectorize`` takes it:
+    the function writes into its outputs, its last parameters; empty for other graphs."""
+
     signatures: tuple[Signature, ...] = ()
     """Every declared signature, in the declared order (``signature`` is the one this config
     compiles, see ``signature_index``)."""
@@ -123,7 +127,7 @@ class GraphConfig:
     def shown_signature(self) -> str:
         """The signature ``__graphs__`` and the manifest show: a ufunc's first declared one (its
         loops' own signatures are internal), else the graph's (extended by ``grad``)."""
-        return self.signature_texts[0] if self.ufunc else self.signature_text
+        return self.signature_texts[0] if self.ufunc or self.gufunc else self.signature_text
 
     grad: tuple[str, ...] = ()
     """Parameters to differentiate with respect to (float scalars or arrays): the graph returns

@@ -14,6 +14,7 @@ from ..compile.adapter import ADAPTER_SUFFIX
 from ..types import Array, NoneType, TupleOf, Value, exported_symbol
 from .c_names import NPY_TYPES, c_string
 from .cython import all_exports, forwarder, graph_exports
+from .gufunc_entry import gufunc_entry
 from .linalg import PROVIDERS
 from .overloads import overload_tests
 from .ufunc_entry import ufunc_entry
@@ -186,7 +187,8 @@ def render_entry(
         {"name": g.graph.name, "doc": c_string(overloads_doc(g, g.graph.name in linalg_graphs))}
         for g in functions
     ]
-    ufuncs = [ufunc_entry(graph) for graph in plan.graphs if graph.loops]
+    ufuncs = [ufunc_entry(graph) for graph in plan.graphs if graph.loops and not graph.graph.config.gufunc]
+    gufuncs = [gufunc_entry(graph) for graph in plan.graphs if graph.graph.config.gufunc]
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
     # Exported for numba's JIT and other packages: a ufunc's loops are NumPy's to call only.
     entries = [(g.graph.name, e) for g, _ in callables for e in (g.entry, g.contiguous) if e is not None]
@@ -202,7 +204,7 @@ def render_entry(
             codegen_version=CODEGEN_VERSION,
             graphs=graphs,
             methods=methods,
-            ufuncs=ufuncs,
+            ufuncs=[*ufuncs, *gufuncs],  # numpy.ufunc objects the module makes at import
             symbols=symbols,
             exports=exported,
             timers=plan.timers,
@@ -214,6 +216,10 @@ def render_entry(
     for ufunc in ufuncs:
         sources[f"graph_{ufunc['name']}.c"] = render(
             "native/entry_ufunc.c.j2", codegen_version=CODEGEN_VERSION, ufunc=ufunc
+        )
+    for gufunc in gufuncs:
+        sources[f"graph_{gufunc['name']}.c"] = render(
+            "native/entry_gufunc.c.j2", codegen_version=CODEGEN_VERSION, gufunc=gufunc
         )
     for (graph_plan, _), graph in zip(callables, graphs, strict=True):
         signature = graph_plan.graph.config.signature

@@ -15,6 +15,7 @@ from ..config import GraphConfig, ProjectConfig
 from ..graph import Graph
 from ..link.cython import graph_exports
 from ..link.entry import overloads_doc
+from ..link.gufunc_entry import gufunc_doc
 from ..link.ufunc_entry import ufunc_doc
 from ..trace.used import UsedGraph
 from ..types import Array, NoneType, Result, Scalar, TupleOf, Value, exported_symbol
@@ -62,6 +63,7 @@ def render_loader(
                 "signature": repr(g.graph.config.shown_signature),
                 "signatures": repr(g.graph.config.signature_texts or (g.graph.config.signature_text,)),
                 "ufunc": g.graph.config.ufunc,
+                "gufunc": repr(g.graph.config.gufunc or None),
                 "function": g.graph.config.function,
                 "source": g.graph.source,
                 "mode": g.graph.config.mode,
@@ -130,7 +132,7 @@ def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collecti
     for graph_plan in plan.graphs:
         graph = graph_plan.graph
         if graph_plan.loops:
-            doc = ufunc_doc(graph_plan).replace('"""', "'''")
+            doc = (gufunc_doc if graph.config.gufunc else ufunc_doc)(graph_plan).replace('"""', "'''")
             graphs.append({"name": graph.name, "ufunc": True, "doc": doc})
             continue
         doc = overloads_doc(graph_plan, graph.name in linalg_graphs).split("--\n\n", 1)[1]

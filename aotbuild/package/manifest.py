@@ -152,10 +152,17 @@ def _overloads(plan: GraphPlan) -> dict[str, Any]:
 
 
 def _ufunc(plan: GraphPlan) -> dict[str, Any]:
-    """A ufunc's identity and loops: each signature's entries (nothing for other graphs)."""
+    """A ufunc's identity and loops: each signature's entries; a gufunc's layout and loops
+    (nothing for other graphs)."""
     if not plan.loops:
         return {}
     config = plan.graph.config
+    if config.gufunc:
+        gufunc_loops = [
+            {"signature": text, "entry": loop.entry.symbol}
+            for text, loop in zip(config.signature_texts, plan.loops, strict=True)
+        ]
+        return {"gufunc": {"layout": config.gufunc, "loops": gufunc_loops}}
     loops = []
     for index, text in enumerate(config.signature_texts):
         general, in_order, *broadcast = plan.loops_of(index)

@@ -136,7 +136,7 @@ def _load(name: str, project: ProjectConfig) -> UsedPackage:
     graphs = []
     version = manifest["package"]["version"]
     for graph, record in sorted(manifest["graphs"].items()):
-        if "ufunc" in record:
+        if "ufunc" in record or "gufunc" in record:
             continue  # a numpy.ufunc: called through NumPy, never by declaration
 
         def used(entry: dict[str, Any], graph: str = graph, record: dict[str, Any] = record) -> UsedGraph:

@@ -28,6 +28,17 @@ signature = ["float32(float32, float32)", "float64(float64, float64)"]
 """
 
 
+GUFUNC = """
+[package]
+name = "demo"
+
+[graphs.g]
+function = "model:g"
+gufunc = "(n),(n)->()"
+signature = ["void(float64[:], float64[:], float64[:])"]
+"""
+
+
 def write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "graphs.toml"
     path.write_text(text)
@@ -70,7 +81,7 @@ def test_command_line_overrides(tmp_path: Path) -> None:
         (GOOD + "nogil = 1\n", "[graphs.f] nogil: expected true or false, got 1"),
         (
             GOOD + "sigature = 'x'\n",
-            "[graphs.f] unknown key 'sigature' (expected one of: function, signature, mode, nogil, fastmath, out, cast, grad, parallel, ufunc, identity); did you mean 'signature'?",
+            "[graphs.f] unknown key 'sigature' (expected one of: function, signature, mode, nogil, fastmath, out, cast, grad, parallel, ufunc, identity, gufunc); did you mean 'signature'?",
         ),
         (GOOD.replace('name = "demo"', 'name = "demo"\ncolour = "red"'), "[package] unknown key 'colour'"),
         (
@@ -145,6 +156,37 @@ def test_command_line_overrides(tmp_path: Path) -> None:
             "[graphs.f] signature: expected a signature or a non-empty list",
         ),
         (GOOD.replace('"float64(float64[:])"', "[3]"), "[graphs.f] signature: expected a string, got int 3"),
+        # gufuncs (docs/ufuncs.md)
+        (GUFUNC, None),
+        (
+            GUFUNC.replace("(n),(n)->()", "(n),(n)"),
+            "[graphs.g] gufunc: '(n),(n)': expected inputs, '->' and outputs",
+        ),
+        (
+            GUFUNC.replace("(n),(n)->()", "(n,),(n)->()"),
+            "[graphs.g] gufunc: '(n,),(n)->()': '(n,),(n)': expected",
+        ),
+        (
+            GUFUNC.replace("(n),(n)->()", "(n),(n),(n)->()"),
+            "declares 3 parameter(s) and the layout '(n),(n),(n)->()' 4 operands",
+        ),
+        (
+            GUFUNC.replace("(n),(n)->()", "(n,m),(n)->()"),
+            "input 0 (float64[:], core dimensions (n,m)): expected an array of 2 dimension(s)",
+        ),
+        (GUFUNC.replace("void(", "float64("), "a gufunc's function returns nothing (void)"),
+        (
+            GUFUNC.replace("float64[:], float64[:])", "float64[:], float64)"),
+            "output 2 (float64, core dimensions ()): a scalar is an input",
+        ),
+        (GUFUNC.replace("void(float64[:],", "void(float64[::1],"), "declare any layout ('[:]')"),
+        (GUFUNC + "ufunc = true\n", "[graphs.g] gufunc: a graph is a ufunc or a gufunc, not both"),
+        (GUFUNC + "identity = 0\n", "[graphs.g] identity: is not a setting of a gufunc"),
+        (GUFUNC + 'mode = "trace"\n', "[graphs.g] mode: a gufunc's function writes into its outputs"),
+        (
+            GUFUNC.replace('gufunc = "(n),(n)->()"', "gufunc = 3"),
+            "[graphs.g] gufunc: expected a layout such as",
+        ),
     ],
 )
 def test_errors(tmp_path: Path, text: str, expected: str | None) -> None:
