@@ -34,7 +34,10 @@ DTYPE_SPELLING = {
 
 SUPPORTED_DTYPES = tuple(DTYPE_SPELLING)
 
-LAYOUTS = ("A", "C")
+LAYOUTS = ("A", "C", "F")
+
+#: An array's layout: any strides, C order, Fortran order.
+Layout = Literal["A", "C", "F"]
 
 
 @dataclass(frozen=True)
@@ -59,14 +62,15 @@ class Scalar:
 class Array:
     """An array of ``ndim >= 1`` dimensions.
 
-    ``layout`` is ``"A"`` (any strides, ``float64[:, :]``) or ``"C"`` (C order, ``[:, ::1]``).
+    ``layout`` is ``"A"`` (any strides, ``float64[:, :]``), ``"C"`` (C order, ``[:, ::1]``) or
+    ``"F"`` (Fortran order, ``[::1, :]``; two or more dimensions: a contiguous 1-d array is C).
     ``readonly`` (numba's ``Array(..., readonly=True)``): a kernel may not write into it (numba
     refuses the write when it types the kernel); read-only NumPy arrays are accepted either way.
     """
 
     dtype: str
     ndim: int
-    layout: Literal["A", "C"] = "A"
+    layout: Layout = "A"
     readonly: bool = False
 
     def __post_init__(self) -> None:
@@ -76,8 +80,10 @@ class Array:
             raise ValueError("arrays have at least one dimension; use a scalar type")
         if self.layout not in LAYOUTS:
             raise ValueError(f"unsupported layout {self.layout!r}")
+        if self.layout == "F" and self.ndim == 1:
+            raise ValueError("a contiguous 1-d array is C: declare its layout 'C'")
 
-    def with_layout(self, layout: Literal["A", "C"]) -> Array:
+    def with_layout(self, layout: Layout) -> Array:
         return Array(self.dtype, self.ndim, layout, self.readonly)
 
     def __str__(self) -> str:
@@ -86,6 +92,8 @@ class Array:
         dims = [":"] * self.ndim
         if self.layout == "C":
             dims[-1] = "::1"
+        elif self.layout == "F":
+            dims[0] = "::1"
         return f"{DTYPE_SPELLING[self.dtype]}[{', '.join(dims)}]"
 
 
@@ -143,7 +151,7 @@ class Signature:
         return f"{self.result}(" + ", ".join(str(arg) for arg in self.args) + ")"
 
 
-def value_of(dtype: np.dtype | str, ndim: int, layout: Literal["A", "C"] = "C") -> Value:
+def value_of(dtype: np.dtype | str, ndim: int, layout: Layout = "C") -> Value:
     """The type of a value with ``dtype`` and ``ndim`` (a scalar when ``ndim == 0``)."""
     name = np.dtype(dtype).name
     return Scalar(name) if ndim == 0 else Array(name, ndim, layout)

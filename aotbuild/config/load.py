@@ -201,8 +201,9 @@ def _graph(name: str, table: Any, path: Path) -> GraphConfig:
         raise where.error(f"expected true or false, got {out!r}", "out")
     for text, each in zip(texts, signatures, strict=True):
         if out and not any(isinstance(item, Array) for item in each.results):
+            which = "the signature" if len(texts) == 1 else repr(text)
             raise where.error(
-                f"out = true needs an array result to write into; {text!r} returns {each.result}", "out"
+                f"out = true needs an array result to write into; {which} returns {each.result}", "out"
             )
     cast = _string(table, "cast", where, "no")
     if cast not in CASTS:

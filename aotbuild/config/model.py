@@ -100,6 +100,11 @@ class GraphConfig:
     """The ufunc's identity (``reduce`` of nothing, and the start of ``reduce`` and
     ``accumulate``): a number, ``"reorderable"`` (no identity, but reduce may reorder), or None."""
 
+    fortran: tuple[int, ...] = ()
+    """The Fortran-ordered array parameters of a traced graph: traced as the transpose of the
+    C-contiguous array the package passes in their place (``signature`` declares that one; the
+    declared signature is ``signature_text``)."""
+
     gufunc: str = ""
     """A generalized ufunc's layout (``"(n),(n)->()"``), as numba's ``@guvectorize`` takes it:
     the function writes into its outputs, its last parameters; empty for other graphs."""

@@ -15,7 +15,7 @@ the types aotbuild supports)::
     value     := dtype ["[" dim ("," dim)* "]"]
                | "Array" "(" dtype "," INTEGER "," LAYOUT ["," keyword]* ")"
     keyword   := "readonly" "=" ("True" | "False") | "aligned" "=" "True"
-    dim       := ":" | "::1"            (``::1`` only last: C order)
+    dim       := ":" | "::1"            (``::1`` last: C order; first: Fortran order)
 
 Any name may be qualified as numba's code spells it: ``numba.float64``, ``nb.float64``,
 ``types.float64``, ``numba.types.float64``, ``numba.core.types.float64``.
@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from ..errors import SignatureError
-from ..types import NONE, Array, Result, Scalar, Signature, TupleOf, Value
+from ..types import NONE, Array, Layout, Result, Scalar, Signature, TupleOf, Value
 
 
 def _spelled(dtype: str, names: str) -> dict[str, str]:
@@ -256,12 +255,13 @@ class _Parser:
         while self.accept(","):
             dims.append(self.dim())
         self.take("]", "',' or ']' closing the array dimensions")
-        if "::1" in dims[:-1]:
+        marked = [k for k, dim in enumerate(dims) if dim == "::1"]
+        if len(marked) > 1 or marked not in ([], [0], [len(dims) - 1]):
             raise SignatureError(
-                f"at position {token.column}: '::1' may only mark the last dimension "
-                "(C order); Fortran order is not supported, declare the array as [:, :]"
+                f"at position {token.column}: '::1' marks the last dimension (C order, [:, ::1]) "
+                "or the first (Fortran order, [::1, :]), once"
             )
-        layout: Literal["A", "C"] = "C" if dims[-1] == "::1" else "A"
+        layout: Layout = "A" if not marked else "C" if marked == [len(dims) - 1] else "F"
         return Array(dtype, len(dims), layout)
 
     def array_call(self) -> Array:
@@ -276,17 +276,12 @@ class _Parser:
                 f"at position {ndim_token.column}: an array has at least one dimension; use a scalar type"
             )
         self.take(",", "',' then the layout, as in Array(float64, 2, 'C')")
-        layout_token = self.take("string", "the layout 'C' or 'A', as in Array(float64, 2, 'C')")
+        layout_token = self.take("string", "the layout 'C', 'F' or 'A', as in Array(float64, 2, 'C')")
         layout = layout_token.text[1:-1]
-        if layout == "F":
+        if layout not in ("C", "F", "A"):
             raise SignatureError(
-                f"at position {layout_token.column}: Fortran order ('F') is not supported; declare "
-                f"Array({dtype}, {ndim_token.text}, 'A') (any layout: F arrays are accepted)"
-            )
-        if layout not in ("C", "A"):
-            raise SignatureError(
-                f"at position {layout_token.column}: the layout is 'C' (C order) or 'A' (any), "
-                f"not {layout_token.text}"
+                f"at position {layout_token.column}: the layout is 'C' (C order), 'F' (Fortran "
+                f"order) or 'A' (any), not {layout_token.text}"
             )
         readonly = False
         while self.accept(","):
@@ -303,7 +298,9 @@ class _Parser:
             if keyword.text == "readonly":
                 readonly = flag.text == "True"
         self.take(")", "',' or ')' closing Array(...)")
-        return Array(dtype, int(ndim_token.text), "C" if layout == "C" else "A", readonly)
+        ndim = int(ndim_token.text)
+        shape: Layout = "C" if layout == "F" and ndim == 1 else layout  # type: ignore[assignment]
+        return Array(dtype, ndim, shape, readonly)
 
     def dim(self) -> str:
         if self.accept(":"):

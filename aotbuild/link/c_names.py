@@ -25,3 +25,10 @@ NPY_TYPES = {
 def c_string(text: str) -> str:
     """A C string literal (JSON escaping is valid C for the characters docstrings use)."""
     return json.dumps(text, ensure_ascii=True)
+
+
+#: ``order`` of an array argument by its layout (``aot_array_arg`` in _entry_common.h.j2).
+ORDERS = {"A": 0, "C": 1, "F": 2}
+
+#: ``order`` of a traced graph's Fortran-ordered array, passed as its C-contiguous transpose.
+F_TRANSPOSED = 3

@@ -12,7 +12,7 @@ from ..codegen.profile import timer_id
 from ..codegen.templates import render
 from ..compile.adapter import ADAPTER_SUFFIX
 from ..types import Array, NoneType, TupleOf, Value, exported_symbol
-from .c_names import NPY_TYPES, c_string
+from .c_names import F_TRANSPOSED, NPY_TYPES, ORDERS, c_string
 from .cython import all_exports, forwarder, graph_exports
 from .gufunc_entry import gufunc_entry
 from .linalg import PROVIDERS
@@ -20,11 +20,14 @@ from .overloads import overload_tests
 from .ufunc_entry import ufunc_entry
 
 
-def _param(name: str, value: Value, writes: bool, cast: bool) -> dict[str, object]:
+def _param(name: str, value: Value, writes: bool, cast: bool, transposed: bool = False) -> dict[str, object]:
+    """``transposed``: a Fortran-ordered array of a traced graph (``GraphConfig.fortran``),
+    declared as its transpose in ``value``."""
     typenum, ctype = NPY_TYPES[value.dtype]
+    declared = value.with_layout("F") if transposed and isinstance(value, Array) else value
     param: dict[str, object] = {
         "name": name,
-        "declared": str(value),
+        "declared": str(declared),
         "typenum": typenum,
         "ctype": ctype,
         "suffix": "",
@@ -36,7 +39,7 @@ def _param(name: str, value: Value, writes: bool, cast: bool) -> dict[str, objec
             ctype=f"aot_array{value.ndim}",
             ndim=value.ndim,
             dtype=value.dtype,
-            c_order=int(value.layout == "C"),
+            order=F_TRANSPOSED if transposed else ORDERS[value.layout],
             writes=int(writes),
             cast=int(cast),
         )
@@ -113,8 +116,14 @@ def _graph(plan: GraphPlan, linalg: bool, profile: bool, cython: list[int]) -> d
     cast = config.cast == "same_kind"  # kernels writing into an array were refused at build time
     params = [
         # A kernel may write into an array, unless declared readonly (numba refused the writes).
-        _param(name, value, kernel and not (isinstance(value, Array) and value.readonly), cast)
-        for name, value in zip(graph.params, signature.args, strict=True)
+        _param(
+            name,
+            value,
+            kernel and not (isinstance(value, Array) and value.readonly),
+            cast,
+            transposed=position in config.fortran,
+        )
+        for position, (name, value) in enumerate(zip(graph.params, signature.args, strict=True))
     ]
     result = signature.result
     returns = "tuple" if isinstance(result, TupleOf) else "none" if isinstance(result, NoneType) else "single"
@@ -191,7 +200,14 @@ def render_entry(
     gufuncs = [gufunc_entry(graph) for graph in plan.graphs if graph.graph.config.gufunc]
     symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
     # Exported for numba's JIT and other packages: a ufunc's loops are NumPy's to call only.
-    entries = [(g.graph.name, e) for g, _ in callables for e in (g.entry, g.contiguous) if e is not None]
+    # (nor a traced graph taking Fortran-ordered arrays as their transposes: not by declaration yet)
+    entries = [
+        (g.graph.name, e)
+        for g, _ in callables
+        if not g.graph.config.fortran
+        for e in (g.entry, g.contiguous)
+        if e is not None
+    ]
     exported = [
         {"name": exported_symbol(package, graph, entry.signature), "target": entry.symbol}
         for graph, entry in entries
@@ -250,7 +266,7 @@ def _dispatcher(plan: GraphPlan) -> str:
             {
                 "c_name": f"{config.name}__{k}",
                 "signature": each.graph.config.signature_text,
-                **overload_tests(each.graph.config.signature, cast),
+                **overload_tests(each.graph.config.signatures[each.graph.config.signature_index], cast),
             }
             for k, each in enumerate(plan.overloads)
         ],

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..types import Array, Scalar, Signature, Value
-from .c_names import NPY_TYPES
+from .c_names import NPY_TYPES, ORDERS
 
 #: NumPy's scalar types of each dtype (their C names, for ``PyArray_IsScalar``).
 _NUMPY_SCALARS = {
@@ -78,8 +78,8 @@ def exact_test(value: Value, argument: str) -> str:
     """C: whether ``argument`` is exactly of type ``value``."""
     if isinstance(value, Array):
         dtype = np.dtype(value.dtype)
-        layout = int(value.layout == "C")
-        return f"aot_array_is({argument}, '{dtype.kind}', {dtype.itemsize}, {value.ndim}, {layout})"
+        order = ORDERS[value.layout]
+        return f"aot_array_is({argument}, '{dtype.kind}', {dtype.itemsize}, {value.ndim}, {order})"
     tests = [f"PyArray_IsScalar({argument}, {name})" for name in _NUMPY_SCALARS[value.dtype]]
     if value.dtype in _PYTHON_EXACT:
         tests.insert(0, _PYTHON_EXACT[value.dtype].format(v=argument))

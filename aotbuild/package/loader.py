@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from ..codegen.plan import BuildPlan
+from ..codegen.plan import BuildPlan, GraphPlan
 from ..codegen.templates import render
 from ..compile.target import Target
 from ..config import GraphConfig, ProjectConfig
@@ -149,6 +149,18 @@ def render_stub(project: ProjectConfig, plan: BuildPlan, linalg_graphs: Collecti
     return render("package/__init__.pyi.j2", package=project.package.name, graphs=graphs)
 
 
+def _refused_by_numba(plan: GraphPlan) -> str:
+    """Why numba's JIT cannot call the graph by declaration, or "" (it can)."""
+    for each in plan.overloads or (plan,):
+        for position in each.graph.config.fortran:
+            return (
+                f"its parameter {each.graph.params[position]!r} is Fortran-ordered, which a call "
+                "from numba's JIT does not pass yet (the graph takes its transpose); declare it "
+                "[:, :] (any layout) to call the graph from numba"
+            )
+    return ""
+
+
 def _signatures_text(config: GraphConfig) -> str:
     """The signature messages name: several are listed."""
     texts = config.signature_texts
@@ -196,6 +208,7 @@ def render_numba_interop(project: ProjectConfig, plan: BuildPlan) -> str:
                 "name": graph_plan.graph.name,
                 "signature": repr(_signatures_text(graph_plan.graph.config)),
                 "params": graph_plan.graph.params,
+                "refused": repr(_refused_by_numba(graph_plan)),
                 "entries": [
                     {
                         "symbol": entry.symbol,

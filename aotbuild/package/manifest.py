@@ -45,6 +45,7 @@ def build_manifest(
             **_ufunc(graph_plan),
             **_overloads(graph_plan),
             "parameters": list(graph_plan.graph.params),
+            "fortran_parameters": [graph_plan.graph.params[k] for k in graph_plan.graph.config.fortran],
             "nogil": config.nogil,
             "entry": graph_plan.entry.symbol,
             "contiguous_entry": graph_plan.contiguous.symbol if graph_plan.contiguous else None,

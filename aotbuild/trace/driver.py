@@ -209,6 +209,8 @@ def trace_outputs(
     """The nodes ``function`` returns on tracers of ``config.signature``'s arguments, and whether
     it returned a tuple; errors say where tracing stopped (``where``: the graph's table)."""
     tracers = [Tracer(Operand(Node.make(Argument(i, t)))) for i, t in enumerate(config.signature.args)]
+    for position in config.fortran:  # a Fortran-ordered array: the transpose of a C one
+        tracers[position] = tracers[position].T
     # A graph declared from an @aotbuild.subgraph function calls that subgraph, so it shares one
     # compiled symbol with every other graph calling the function with the same argument types.
     traced = function if isinstance(function, Subgraph) else with_traced_builtins(_python_function(function))
@@ -374,6 +376,7 @@ def _ufunc(
 
 def _traced(config: GraphConfig, function: Any, params: tuple[str, ...], project: ProjectConfig) -> Graph:
     """The traced graph, with its variant for C-contiguous arrays where the signature has one."""
+    config = fortran_as_transposed(config, params, project)
     graph = trace_graph(config, function, params, project)
     contiguous = config.signature.contiguous()
     # (not when another of the name's signatures is that one: the package calls it for such arrays)
@@ -381,6 +384,34 @@ def _traced(config: GraphConfig, function: Any, params: tuple[str, ...], project
         variant = replace(config, signature=contiguous, signature_text=str(contiguous))
         graph = replace(graph, contiguous=trace_graph(variant, function, params, project))
     return graph
+
+
+def fortran_as_transposed(
+    config: GraphConfig, params: tuple[str, ...], project: ProjectConfig
+) -> GraphConfig:
+    """``config`` with each Fortran-ordered array parameter declared as the C-contiguous array
+    the package passes in its place (its transpose; see ``GraphConfig.fortran``): every Op of the
+    graph then sees arrays the rest of the pipeline knows."""
+    where = f"{display_path(project.path)}: [graphs.{config.name}]"
+    args = config.signature.args
+    fortran = tuple(k for k, arg in enumerate(args) if isinstance(arg, Array) and arg.layout == "F")
+    for item in config.signature.results:
+        if isinstance(item, Array) and item.layout == "F":
+            raise TraceError(
+                f"{where} a traced graph's array results are new C-contiguous arrays: declare "
+                f"{item.with_layout('A')} (any layout) or {item.with_layout('C')} for "
+                f'{item}, or compile the function as a kernel (mode = "kernel")'
+            )
+    if not fortran:
+        return config
+    differentiated = [params[k] for k in fortran if params[k] in config.grad]
+    if differentiated:
+        raise TraceError(
+            f"{where} grad: {differentiated[0]!r} is Fortran-ordered; gradients are of C-ordered "
+            "or any-layout arrays (declare it [:, :])"
+        )
+    swapped = tuple(arg.with_layout("C") if k in fortran else arg for k, arg in enumerate(args))  # type: ignore[union-attr]
+    return replace(config, signature=replace(config.signature, args=swapped), fortran=fortran)
 
 
 def _auto(

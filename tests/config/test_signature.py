@@ -43,6 +43,7 @@ def test_parses(text: str, expected: Signature) -> None:
         "float64(float64[:], float64[:], int64[:], float64[:])",
         "Tuple(float64, float64[:, ::1])(float32[:, :, ::1], int8)",
         "none(uint64[:])",
+        "float64[:](float64[::1, :], float32[::1, :, :])",
     ],
 )
 def test_round_trip(text: str) -> None:
@@ -58,7 +59,8 @@ def test_round_trip(text: str) -> None:
         ("float64(float64[)", 17, "':' or '::1'"),
         ("float64(float64[:] int64)", 20, "',' or ')'"),
         ("float64 float64", 9, "'(' opening the argument list"),
-        ("float64(float64[::1, :])", 9, "may only mark the last dimension"),
+        ("float64(float64[:, ::1, :])", 9, "marks the last dimension (C order, [:, ::1]) or the first"),
+        ("float64(float64[::1, ::1])", 9, "marks the last dimension (C order, [:, ::1]) or the first"),
         ("float64(float64[;])", 17, "unexpected character"),
         ("float64(float64)x", 17, "the end of the signature"),
         ("Tuple(float64(float64)", 14, "',' or ')' closing the tuple"),
@@ -92,6 +94,7 @@ NUMBA_SPELLINGS = [
     "float64(Array(float64, 1, 'A', readonly=False, aligned=True))",
     "types.float64(types.float64[:], numba.int64, nb.boolean, numba.types.complex128)",
     "numba.core.types.void(numba.core.types.float32[:, ::1])",
+    "float64[:](float64[::1, :], Array(float64, 3, 'F'))",
     "void(double[:], int_, uint, intc, uintc, long_, ulong, longlong, ulonglong)",
     "double(byte, char, uchar, short, ushort, ssize_t, size_t, py_int, py_float, py_complex)",
     "none(np_float64[:], c_int32, np_intp, np_uintp, bool_, b1, c8, c16, np_double, np_float_)",
@@ -140,6 +143,13 @@ def test_readonly_results_are_refused(text: str) -> None:
         parse_signature(text)
 
 
+def test_fortran_order_in_both_spellings() -> None:
+    parsed = parse_signature("float64[:](float64[::1, :], Array(float32, 3, 'F'), float64[::1])")
+    assert parsed.args == (Array("float64", 2, "F"), Array("float32", 3, "F"), Array("float64", 1, "C"))
+    assert str(parsed) == "float64[:](float64[::1, :], float32[::1, :, :], float64[::1])"
+    assert parse_signature("void(Array(float64, 1, 'F'))").args == (Array("float64", 1, "C"),)
+
+
 def test_readonly_arrays_round_trip() -> None:
     parsed = parse_signature("float64(Array(float64, 2, 'C', readonly=True), float64[:])")
     assert parsed.args[0] == Array("float64", 2, "C", readonly=True)
@@ -153,8 +163,7 @@ def test_readonly_arrays_round_trip() -> None:
         ("float16(float64)", 1, "float16 is a numba type aotbuild does not support (half-precision"),
         ("float64(unicode_type)", 9, "does not support (strings)"),
         ("f8(np.float64)", 4, "'np.float64' is not a numba type name"),
-        ("f8(Array(f8, 2, 'F'))", 17, "Fortran order ('F') is not supported; declare Array(float64, 2, 'A')"),
-        ("f8(Array(f8, 2, 'X'))", 17, "the layout is 'C' (C order) or 'A' (any)"),
+        ("f8(Array(f8, 2, 'X'))", 17, "the layout is 'C' (C order), 'F' (Fortran order) or 'A' (any)"),
         ("f8(Array(f8, 0, 'C'))", 14, "at least one dimension"),
         ("f8(Array(f8, 2))", 15, "',' then the layout"),
         ("f8(Array(f8, 2, 'C', aligned=False))", 22, "unaligned arrays are not supported"),
