@@ -64,7 +64,8 @@ def describe_graphs(package: Path, only: str | None = None) -> str:
         origin = graph["function"] + (f" ({graph['source']})" if graph.get("source") else "")
         lines += [
             "",
-            f"{name}({', '.join(graph['parameters'])}): {graph['signature']}",
+            f"{name}({', '.join(graph['parameters'])}): {' | '.join(_signatures(graph))}",
+            *_numpy_kind(graph),
             f"  {graph['mode']} of {origin}; entry {graph['entry']}",
             *([f'  chosen by mode = "auto": {graph["auto"]}'] if graph.get("auto") else []),
             *(
@@ -77,6 +78,26 @@ def describe_graphs(package: Path, only: str | None = None) -> str:
         for symbol in graph["ops"]:
             lines.append(f"  {symbol:<40} {ops[symbol]['title']}")
     return "\n".join(lines)
+
+
+def _signatures(graph: dict) -> list[str]:
+    """Every declared signature (manifests before several signatures per name list one)."""
+    return graph.get("signatures") or [graph["signature"]]
+
+
+def _numpy_kind(graph: dict) -> list[str]:
+    """What kind of NumPy object a graph is, and its entries per signature, where it is not a
+    plain function of one signature."""
+    if "ufunc" in graph:
+        identity = graph["ufunc"]["identity"]
+        loops = ", ".join(loop["signature"] for loop in graph["ufunc"]["loops"])
+        shown = f", identity {identity!r}" if identity is not None else ""
+        return [f"  numpy.ufunc, loops {loops}{shown}"]
+    if "gufunc" in graph:
+        return [f"  numpy.ufunc {graph['gufunc']['layout']} (generalized), one kernel per signature"]
+    if "overloads" in graph:
+        return [f"  signature {o['signature']}: entry {o['entry']}" for o in graph["overloads"]]
+    return []
 
 
 def op_module(package: Path, symbol: str) -> str:

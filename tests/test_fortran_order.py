@@ -49,6 +49,17 @@ def test_traced_graphs_of_fortran_arrays_give_numpys_values(package) -> None:
     np.testing.assert_array_equal(package.column_sums(empty), np.zeros(4))
 
 
+def test_elementwise_results_are_fortran_ordered_as_numpys(package) -> None:
+    a = fortran((4, 6))
+    result = package.scaled_matrix(a, 2.5)
+    np.testing.assert_array_equal(result, a * 2.5)
+    assert result.flags.f_contiguous and not result.flags.c_contiguous  # NumPy's layout
+    assert (a * 2.5).flags.f_contiguous
+    del a
+    np.testing.assert_array_equal(result + 0, result)  # the result owns its memory
+    assert package.column_sums(fortran((3, 2))).flags.c_contiguous  # a reduction: C, as NumPy's
+
+
 def test_kernels_take_numbas_fortran_arrays(package) -> None:
     a = fortran((4, 6))
     assert package.diagonal_sum(a) == pytest.approx(np.trace(a), rel=1e-14)

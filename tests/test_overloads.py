@@ -121,3 +121,15 @@ def test_numba_callers_pick_the_signature_by_declaration(package) -> None:
     assert got[3].dtype == np.float32
     with pytest.raises(numba.core.errors.TypingError, match="norm1"):
         numba.njit(lambda x: norm1(x))(np.zeros(2, dtype=np.int8))
+
+
+def test_inspect_lists_each_signature_and_its_entry(built) -> None:
+    from aotbuild.inspect import describe_graphs
+
+    text = describe_graphs(built.package_dir, "norm1")
+    assert "norm1(x): float64(float64[:]) | float32(float32[:]) | int64(int64[:])" in text
+    assert text.count("  signature ") == 3
+    ufunc = describe_graphs(built.package_dir, "addf")
+    assert "addf(a, b): int64(int64, int64) | float64(float64, float64)" in ufunc
+    assert "numpy.ufunc, loops int64(int64, int64), float64(float64, float64), identity 0" in ufunc
+    assert "(n),(n),(n)->() (generalized)" in describe_graphs(built.package_dir, "wdot")

@@ -181,6 +181,15 @@ def test_other_libraries_array_ufunc_overrides(package) -> None:
     np.testing.assert_array_equal(result.value, np.full(3, 0.5))
 
 
+def test_a_dask_array_is_handed_to_dask(package) -> None:
+    """dask implements __array_ufunc__: the ufunc is applied per chunk, lazily."""
+    dask_array = pytest.importorskip("dask.array")
+    x = np.linspace(-2.0, 2.0, 10)
+    lazy = package.logistic(dask_array.from_array(x, chunks=4), 2.0)
+    assert isinstance(lazy, dask_array.Array)
+    np.testing.assert_allclose(lazy.compute(), 1.0 / (1.0 + np.exp(-2.0 * x)), rtol=1e-15)
+
+
 def test_numpy_special_values_and_floating_point_errors(package) -> None:
     with np.errstate(divide="ignore", invalid="ignore"):
         got = package.divide(np.array([1.0, -1.0, 0.0, np.inf]), np.array([0.0, 0.0, 0.0, np.inf]))

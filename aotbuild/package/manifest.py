@@ -44,7 +44,8 @@ def build_manifest(
             "signatures": list(config.signature_texts or (config.signature_text,)),
             **_ufunc(graph_plan),
             **_overloads(graph_plan),
-            "parameters": list(graph_plan.graph.params),
+            # (a ufunc's loops take the output last: not a parameter of the ufunc's function)
+            "parameters": list(graph_plan.graph.params[: -1 if config.ufunc else None]),
             "fortran_parameters": [graph_plan.graph.params[k] for k in graph_plan.graph.config.fortran],
             "nogil": config.nogil,
             "entry": graph_plan.entry.symbol,

@@ -25,6 +25,7 @@ from ..config import GraphConfig, ProjectConfig, display_path
 from ..errors import AotBuildError, ConfigError, KernelError, RunTimeValueError, TraceError
 from ..graph import Argument, Graph, Kernel, Node
 from ..types import Array, NoneType, Result, Scalar, TupleOf
+from .fortran import fortran_results
 from .kernels import KernelAnalyser
 from .operands import Operand, as_operand
 from .patches import tracing_patches
@@ -377,12 +378,12 @@ def _ufunc(
 def _traced(config: GraphConfig, function: Any, params: tuple[str, ...], project: ProjectConfig) -> Graph:
     """The traced graph, with its variant for C-contiguous arrays where the signature has one."""
     config = fortran_as_transposed(config, params, project)
-    graph = trace_graph(config, function, params, project)
+    graph = fortran_results(trace_graph(config, function, params, project))
     contiguous = config.signature.contiguous()
     # (not when another of the name's signatures is that one: the package calls it for such arrays)
     if contiguous != config.signature and contiguous not in config.signatures:
         variant = replace(config, signature=contiguous, signature_text=str(contiguous))
-        graph = replace(graph, contiguous=trace_graph(variant, function, params, project))
+        graph = replace(graph, contiguous=fortran_results(trace_graph(variant, function, params, project)))
     return graph
 
 
