@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cache.location import cache_dir, size_cap
+from .cache.remote import RemoteStore, configured_url, read_only, save_stats
 from .cache.store import ObjectCache
 from .codegen import vecmath
 from .codegen.plan import BuildPlan, make_plan
@@ -112,9 +113,9 @@ def _compile(
     progress: Progress,
     jobs: int,
     executor: str | None,
-) -> tuple[dict[str, CompiledObject], list[OpTiming]]:
+) -> tuple[dict[str, CompiledObject], list[OpTiming], int]:
     """Every module's object, from the cache or compiled now (in plan order, whoever compiled
-    it); also the time each compiled one took."""
+    it); also the time each compiled one took, and how many came from the shared store."""
     from .compile.compiler import CompiledObject, CompileRequest
     from .compile.keys import op_key, toolchain_key
     from .compile.workers import local_workers, run_jobs, slowest_first
@@ -122,6 +123,7 @@ def _compile(
     toolchain = toolchain_key()
     modules = {module.symbol: module for module in plan.modules}
     found: dict[str, CompiledObject] = {}
+    from_store: set[str] = set()  # found in the store a fleet shares, not the local cache
     missing: dict[str, CompileRequest] = {}
     keys: dict[str, str] = {}
     for module in plan.modules:
@@ -140,9 +142,12 @@ def _compile(
         if entry is None:
             missing[module.symbol] = request
         else:
+            if entry.remote:
+                from_store.add(module.symbol)
             defined, needed = entry.record["defined"], entry.record["needed"]
             found[module.symbol] = CompiledObject(module.symbol, entry.data, tuple(defined), tuple(needed))
-    progress.count_ops(len(plan.modules), len(found), local_workers(len(missing), jobs, executor))
+    shared = sum(1 for symbol in found if symbol in from_store)
+    progress.count_ops(len(plan.modules), len(found), local_workers(len(missing), jobs, executor), shared)
     timings = []
     results = run_jobs(slowest_first(list(missing.values())), jobs=jobs, executor=executor)
     try:
@@ -167,7 +172,7 @@ def _compile(
     finally:
         results.close()
     timings.sort(key=lambda timing: (-timing.seconds, timing.symbol))
-    return {symbol: found[symbol] for symbol in modules}, timings
+    return {symbol: found[symbol] for symbol in modules}, timings, len(from_store)
 
 
 def _located(exc: CompileError, title: str, modules_dir: Path, project: ProjectConfig) -> CompileError:
@@ -192,12 +197,15 @@ def build(
     fuse: bool = True,
     force: bool = False,
     regions: bool = True,
+    cache_url: str | None = None,
 ) -> BuildResult:
     """Build the package ``path`` (a graphs.toml) declares; returns what was built.
 
     ``jobs`` compile worker processes (default: one per CPU; 1 compiles in this process), or
     the cluster ``executor`` (``dask://HOST:PORT``). ``use_cache=False`` neither reads nor
     writes the object cache. ``profile`` compiles per-Op timers in (``pkg.profile()``);
+    ``cache_url``: the store a fleet shares behind the local cache, if ``$AOTBUILD_CACHE_URL``
+    names none (:mod:`aotbuild.cache.remote`).
     ``fuse=False`` keeps every elementwise Op its own (for debugging); ``regions=False`` leaves
     kernels' array statements to numba (:mod:`aotbuild.trace.regions`). ``force`` replaces
     ``<out_dir>/<name>`` even when aotbuild did not write what is there (see
@@ -224,13 +232,23 @@ def build(
     work = owned_folder(project.out_dir / ".aotbuild" / package.name, project.out_dir)
     for folder in ("modules", "objects", "c", "native"):
         owned_folder(work / folder, work)
-    cache = ObjectCache(cache_dir()) if use_cache else None
+    url = configured_url(cache_url) if use_cache else None
+    store = RemoteStore(url, read_only=read_only()) if url else None
+    cache = ObjectCache(cache_dir(), store) if use_cache else None
     cap = size_cap()
     with exclusive_lock(work.parent / f"{package.name}.lock"):
         options = _Options(profile=profile, fuse=fuse, regions=regions, force=force)
         result = _build_locked(project, work, cache, progress, jobs, executor, options)
     if cache is not None:
         cache.evict(cap)
+    if store is not None:
+        save_stats(store.stats, cache_dir())
+        stats = store.stats
+        progress.note(
+            f"shared cache {stats.url}: {stats.hits} read, {stats.misses} missing, {stats.written} written"
+            + (" (read-only)" if stats.read_only else "")
+            + (f"; left alone: {stats.unreachable}" if stats.unreachable else "")
+        )
     return result
 
 
@@ -291,13 +309,15 @@ def _build_locked(
         timings: list[OpTiming] = []
         for cpu in cpus:
             progress.begin("compile")
-            objects, compiled_now = _compile(plan, project, cpu, modules_dir, cache, progress, jobs, executor)
+            objects, compiled_now, shared = _compile(
+                plan, project, cpu, modules_dir, cache, progress, jobs, executor
+            )
             objects_for[cpu.name] = objects
             timings += compiled_now
             for_target = f" for {cpu.name}" if len(cpus) > 1 else ""
             progress.end(
                 f"{len(compiled_now)} object(s) compiled, {len(plan.modules) - len(compiled_now)} "
-                f"from cache{for_target}"
+                f"from cache{f' ({shared} from the shared cache)' if shared else ''}{for_target}"
             )
     timings.sort(key=lambda timing: (-timing.seconds, timing.symbol))
     objects = objects_for[cpus[0].name]

@@ -11,6 +11,7 @@ import os
 import sys
 import traceback
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
@@ -151,7 +152,28 @@ def _cache_command(action: str) -> int:
     print(f"size      {human_size(info.size)} of {human_size(size_cap())} (AOTBUILD_CACHE_SIZE)")
     if info.oldest_use is not None and info.newest_use is not None:
         print(f"used      {_when(info.oldest_use)} to {_when(info.newest_use)}")
+    _print_store(cache.root)
     return EXIT_OK
+
+
+def _print_store(root: Path) -> None:
+    """The shared store configured now, and what the last build that used one did with it."""
+    from .cache.location import human_size
+    from .cache.remote import configured_url, last_stats, read_only
+
+    url = configured_url()
+    mode = " (read-only: AOTBUILD_CACHE_READ_ONLY)" if read_only() else ""
+    print(f"shared    {url}{mode}" if url else "shared    none (AOTBUILD_CACHE_URL)")
+    stats = last_stats(root)
+    if stats is None:
+        return
+    print(
+        f"last build with {stats.url}: {stats.hits} read ({human_size(stats.bytes_read)}), "
+        f"{stats.misses} missing, {stats.damaged} damaged, {stats.written} written "
+        f"({human_size(stats.bytes_written)})" + (" (read-only)" if stats.read_only else "")
+    )
+    if stats.unreachable:
+        print(f"          left alone: {stats.unreachable}")
 
 
 def _when(timestamp: float) -> str:

@@ -56,9 +56,10 @@ class Progress:
                 self._write(f"aotbuild:          {message}")
                 self._draw()
 
-    def count_ops(self, total: int, cached: int, workers: int) -> None:
-        """Start counting: ``total`` Ops, ``cached`` of them already done."""
-        self._count = _Count(total, cached, workers, time.perf_counter())
+    def count_ops(self, total: int, cached: int, workers: int, shared: int = 0) -> None:
+        """Start counting: ``total`` Ops, ``cached`` of them already done (``shared`` of those
+        from the store a fleet shares, :mod:`aotbuild.cache.remote`)."""
+        self._count = _Count(total, cached, workers, time.perf_counter(), shared)
         if self.quiet:
             return
         if self.live:
@@ -110,9 +111,10 @@ class Progress:
 
 
 class _Count:
-    def __init__(self, total: int, cached: int, workers: int, started: float) -> None:
+    def __init__(self, total: int, cached: int, workers: int, started: float, shared: int = 0) -> None:
         self.total = total
         self.cached = cached
+        self.shared = shared
         self.workers = workers
         self.compiled = 0
         self.started = started
@@ -122,9 +124,12 @@ class _Count:
         done = self.cached + self.compiled
         elapsed = time.perf_counter() - self.started
         where = f", {self.workers} workers" if self.workers > 1 else ""
-        return (
-            f"{done}/{self.total} Ops ({self.compiled} compiled, {self.cached} cached{where}) {elapsed:.1f} s"
+        cached = (
+            f"{self.cached - self.shared} cached, {self.shared} from the shared cache"
+            if self.shared
+            else f"{self.cached} cached"
         )
+        return f"{done}/{self.total} Ops ({self.compiled} compiled, {cached}{where}) {elapsed:.1f} s"
 
     def crossed_a_tenth(self) -> bool:
         tenths = (self.cached + self.compiled) * 10 // max(self.total, 1)

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import AotBuildWarning
 from ..files import atomic_write
+from .remote import RemoteStore
 
 MAGIC = b"aotbuild-cache 1\n"
 
@@ -44,6 +45,8 @@ STALE_TEMPORARY_SECONDS = 3600.0
 class Entry:
     data: bytes
     record: Mapping[str, Any]
+    remote: bool = False
+    """Read from the shared store (:mod:`aotbuild.cache.remote`), not the local cache."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,10 @@ class CacheInfo:
 
 
 class ObjectCache:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, remote: RemoteStore | None = None) -> None:
         self.root = root
+        self.remote = remote
+        """The store a fleet shares, behind this cache: read on a local miss, written with it."""
         self.used: set[str] = set()
         """Keys this build looked up or stored: its own eviction keeps them."""
 
@@ -82,7 +87,7 @@ class ObjectCache:
         try:
             raw = path.read_bytes()
         except OSError:
-            return None
+            return self._from_remote(key)
         self.used.add(key)
         entry = _decode(raw)
         if entry is None:
@@ -94,11 +99,27 @@ class ObjectCache:
             os.utime(path)
         return entry
 
+    def _from_remote(self, key: str) -> Entry | None:
+        """The entry from the shared store, verified, and kept in the local cache."""
+        if self.remote is None:
+            return None
+        raw = self.remote.get(key, lambda raw: _decode(raw) is not None)
+        if raw is None:
+            return None
+        entry = _decode(raw)
+        assert entry is not None
+        atomic_write(self.path(key), raw)
+        self.used.add(key)
+        return Entry(entry.data, entry.record, remote=True)
+
     def put(self, key: str, data: bytes, record: Mapping[str, Any]) -> None:
         header = {**record, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
-        atomic_write(self.path(key), MAGIC + text + b"\n" + data)
+        raw = MAGIC + text + b"\n" + data
+        atomic_write(self.path(key), raw)
         self.used.add(key)
+        if self.remote is not None:
+            self.remote.put(key, raw)
 
     def files(self) -> Iterator[StoredFile]:
         """Every entry (and stray temporary file) in the cache, in no particular order: files

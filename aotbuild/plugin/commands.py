@@ -113,6 +113,7 @@ class BuildAot(Command):
                 work_dir=Path(self.build_temp or "build/temp") / "aotbuild",
                 target=self.target,
                 jobs=self.jobs if isinstance(self.jobs, int) else None,
+                cache_url=self.settings.cache_url,
             )
         except AotBuildError:  # the CLI's message, raised by build_for_wheel
             raise

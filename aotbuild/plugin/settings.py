@@ -15,7 +15,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 #: The keys of ``[tool.aotbuild]``.
-KEYS = ("graphs", "target", "jobs")
+KEYS = ("graphs", "target", "jobs", "cache_url")
 
 
 class PluginConfigError(SetupError):
@@ -34,6 +34,10 @@ class PluginSettings:
 
     jobs: int | None = None
     """Compile workers (default: one per CPU)."""
+
+    cache_url: str | None = None
+    """The store a fleet of builders shares behind the local cache (``s3://bucket/prefix``...;
+    ``$AOTBUILD_CACHE_URL`` wins), see :mod:`aotbuild.cache.remote`."""
 
 
 def read_settings(pyproject: Path) -> PluginSettings | None:
@@ -69,4 +73,8 @@ def read_settings(pyproject: Path) -> PluginSettings | None:
     jobs = table.get("jobs")
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
         raise PluginConfigError(f"{where} jobs: expected a positive integer, got {jobs!r}")
-    return PluginSettings(pyproject.parent / graphs, target, jobs)
+    cache_url = table.get("cache_url")
+    if cache_url is not None and (not isinstance(cache_url, str) or not cache_url.strip()):
+        expected = "expected a URL such as 's3://bucket/prefix'"
+        raise PluginConfigError(f"{where} cache_url: {expected}, got {cache_url!r}")
+    return PluginSettings(pyproject.parent / graphs, target, jobs, cache_url)

@@ -20,6 +20,7 @@ def build_for_wheel(
     work_dir: Path,
     target: str | tuple[str, ...] | None,
     jobs: int | None,
+    cache_url: str | None = None,
 ) -> list[Path]:
     """Build the package of ``graphs`` for a wheel (into ``wheel_dir``, its files returned) or,
     with ``wheel_dir=None``, for an editable install: in place, where graphs.toml puts it."""
@@ -29,7 +30,9 @@ def build_for_wheel(
 
     out_dir = None if wheel_dir is None else str(work_dir)  # None: graphs.toml's out_dir
     try:
-        result = build(graphs, out_dir=out_dir, target=target, jobs=jobs, progress=Progress())
+        result = build(
+            graphs, out_dir=out_dir, target=target, jobs=jobs, progress=Progress(), cache_url=cache_url
+        )
     except BuildFailed as exc:
         raise AotBuildError(f"aotbuild: error: {exc}") from None
     manifest = json.loads((result.package_dir / "manifest.json").read_text())
