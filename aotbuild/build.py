@@ -14,10 +14,11 @@ from __future__ import annotations
 import sysconfig
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import unchanged as inputs
 from .cache.location import cache_dir, size_cap
 from .cache.remote import RemoteStore, configured_url, read_only, save_stats
 from .cache.store import ObjectCache
@@ -63,6 +64,8 @@ class BuildResult:
     """Each compiled Op and how long it took, slowest first."""
 
     seconds: float
+    sources: dict[str, str] = field(default_factory=dict)
+    """The Python files the build imported (see :mod:`aotbuild.unchanged`), by sha256."""
 
     @property
     def compiled(self) -> int:
@@ -236,9 +239,24 @@ def build(
     store = RemoteStore(url, read_only=read_only()) if url else None
     cache = ObjectCache(cache_dir(), store) if use_cache else None
     cap = size_cap()
+    options = _Options(profile=profile, fuse=fuse, regions=regions, force=force)
+    described = inputs.describe(
+        project,
+        {"profile": profile, "fuse": fuse, "regions": regions},
+        inputs.used_manifests(package.uses),
+    )
     with exclusive_lock(work.parent / f"{package.name}.lock"):
-        options = _Options(profile=profile, fuse=fuse, regions=regions, force=force)
+        record = inputs.unchanged(work, described, destination) if use_cache else None
+        if record is not None and _intact(destination, record):
+            return _unchanged_result(project, destination, record, progress)
         result = _build_locked(project, work, cache, progress, jobs, executor, options)
+        inputs.save(
+            work,
+            described,
+            result.sources,
+            destination,
+            {"native": result.native.name, "native_size": result.native_size, "modules": result.modules},
+        )
     if cache is not None:
         cache.evict(cap)
     if store is not None:
@@ -250,6 +268,37 @@ def build(
             + (f"; left alone: {stats.unreachable}" if stats.unreachable else "")
         )
     return result
+
+
+def _intact(destination: Path, record: dict) -> bool:
+    """Whether the package the last build wrote still has its shared object, as written."""
+    native = destination / record["result"]["native"]
+    try:
+        return native.stat().st_size == record["result"]["native_size"]
+    except OSError:
+        return False
+
+
+def _unchanged_result(
+    project: ProjectConfig, destination: Path, record: dict, progress: Progress
+) -> BuildResult:
+    """What a build whose inputs are the last build's returns: that build's package, untouched."""
+    made = record["result"]
+    progress.begin("package")
+    progress.end(
+        f"{display_path(destination)} unchanged: nothing it is built from changed since the last build"
+    )
+    return BuildResult(
+        project=project,
+        package_dir=destination,
+        native=destination / made["native"],
+        native_size=made["native_size"],
+        modules=made["modules"],
+        linked=False,
+        changed=False,
+        timings=(),
+        seconds=0.0,
+    )
 
 
 def _build_locked(
@@ -289,6 +338,7 @@ def _build_locked(
         progress.begin("trace")
         used = load_used(project)
         graphs = rewrite(trace_project(project, used, regions=options.regions), fuse=options.fuse)
+        sources = inputs.imported_sources()  # the project's modules are imported only in here
         nodes = {node.key for graph in graphs for node in graph.nodes()}
         progress.end(f"{len(graphs)} graph(s), {len(nodes)} distinct node(s)")
         for config in (g.config for g in graphs if g.config.auto.startswith("kernel")):
@@ -379,4 +429,5 @@ def _build_locked(
         changed=changed,
         timings=tuple(timings),
         seconds=progress.total,
+        sources=sources,
     )

@@ -18,7 +18,7 @@ from dataclasses import replace
 from ..graph import Elementwise, Graph, Node
 from ..graph.array_ops import Expr
 from ..types import Array
-from .movement import transpose
+from .movement import transpose, transpose_code
 from .operands import Operand
 
 
@@ -43,7 +43,7 @@ def _transposed(node: Node) -> Node | None:
     if ndim < 2:
         return None
     if isinstance(node.op, Expr) and node.op.fn == "transpose":
-        full = f"np.transpose({{0}}, {tuple(reversed(range(ndim)))!r})"
+        full = transpose_code(tuple(reversed(range(ndim))))
         return node.inputs[0] if node.op.code == full else None
     if not isinstance(node.op, Elementwise):
         return None

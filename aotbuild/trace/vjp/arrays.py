@@ -12,6 +12,7 @@ import numpy as np
 from ...errors import TraceError
 from ...graph import Node, Reduce
 from ...graph.array_ops import BroadcastTo, Expr, Pack, Reshape, Roll, Scan, SumTo
+from ..movement import transpose_permutation
 from ..tracer import Tracer
 from .common import Contributions, describe, sum_to, traced
 from .linalg import LINALG
@@ -94,8 +95,8 @@ def _expression(node: Node, g: Tracer) -> Contributions:
     ``np.linalg``'s ``inv``, ``det`` and ``solve``."""
     op = node.op
     assert isinstance(op, Expr)
-    if op.fn == "transpose":  # np.transpose({0}, (1, 0)): back by the inverse permutation
-        permutation = [int(a) for a in op.code.split("(", 2)[2].rstrip(")").split(",") if a.strip()]
+    if op.fn == "transpose":  # back by the inverse permutation
+        permutation = transpose_permutation(op.code, node.type.ndim)  # type: ignore[union-attr]
         return (np.transpose(g, np.argsort(permutation)),)
     if op.fn == "zeros_like":
         return (None,)
