@@ -7,6 +7,7 @@ Exit codes: 0 built, 1 the build failed (a clear one-line message; the traceback
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import traceback
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from .build import OpTiming
 
 EXIT_OK, EXIT_BUILD_ERROR, EXIT_USAGE = 0, 1, 2
+#: What shells and CI runners read as "interrupted by the user" (128 + SIGINT).
+EXIT_INTERRUPTED = 130
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -182,6 +185,16 @@ def _when(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
 
 
+def _release_semaphores() -> None:
+    """Run multiprocessing's own clean-up of the named semaphores the worker pool's queues made
+    (their finalisers unlink them and tell the resource tracker), and nothing else of its exit
+    (which would join workers that may be stopping too)."""
+    import multiprocessing.util
+
+    with contextlib.suppress(Exception):
+        multiprocessing.util._run_finalizers(0)  # type: ignore[attr-defined]
+
+
 def _print_timings(timings: tuple[OpTiming, ...], count: int = 10) -> None:
     if not timings:
         print("aotbuild: no Op was compiled (all came from the cache)", file=sys.stderr)
@@ -255,10 +268,13 @@ def _compile_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("aotbuild: interrupted; the previous package (if any) is unchanged", file=sys.stderr)
         # The build cleaned up on the way out (staging folder, lock). What it leaves in memory —
-        # a numba compile cut short inside LLVM — is not safe to finalise: leave at once.
+        # a numba compile cut short inside LLVM — is not safe to finalise: leave at once, once
+        # the worker pool's semaphores are released (else multiprocessing's resource tracker
+        # reports them as leaked when it exits after us).
+        _release_semaphores()
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(EXIT_BUILD_ERROR)
+        os._exit(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug in aotbuild: say so, keep the traceback for -v
         if args.verbose:
             traceback.print_exc()

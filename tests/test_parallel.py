@@ -505,6 +505,9 @@ def test_ctrl_c_during_parallel_calls_leaves_a_working_pool(built) -> None:
         built,
         """
         import os, signal, threading
+        # A background job (as CI may run the suite) inherits SIGINT ignored, and Python then
+        # never raises KeyboardInterrupt: take Python's own handler back.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         import numpy as np
         import parallel_ext
         parallel_ext.set_num_threads(2)

@@ -243,7 +243,7 @@ def small_project(
     [
         (
             {"tool": '[tool.aotbuild]\ngraph = "graphs.toml"'},
-            "[tool.aotbuild] unknown key 'graph' (expected one of: graphs, target, jobs); did you mean 'graphs'?",
+            "[tool.aotbuild] unknown key 'graph' (expected one of: graphs, target, jobs, cache_url); did you mean 'graphs'?",
         ),
         (
             {"extra": '[graphs.broken]\nfunction = "model:scaled"\nsignature = "float64[:](float64[:]"'},
