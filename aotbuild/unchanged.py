@@ -10,8 +10,9 @@ object up and find the package as it was. So each build records what it was made
 - every Python file the build imported that is not part of the toolchain (the project's modules,
   helpers elsewhere, other packages' sources), by sha256 of its bytes; the manifests of the
   packages ``[package] uses``;
-- aotbuild's, numba's, llvmlite's, NumPy's, SciPy's and Python's versions, and every
-  ``NUMBA_*`` setting; for ``target = "host"``, the CPU (its model name and flags);
+- aotbuild's, numba's, llvmlite's, NumPy's, SciPy's and Python's versions (and aotbuild's own
+  files, by size and time: a checkout edited in place), every ``NUMBA_*`` setting; for
+  ``target = "host"``, the CPU (its model name and flags);
 - the package it wrote, by its manifest's sha256 (a package edited or removed since is rebuilt).
 
 Any difference, a missing or unreadable record: the build runs as always. The record is written
@@ -94,10 +95,26 @@ def imported_sources() -> dict[str, str]:
     return dict(sorted(sources.items()))
 
 
+def _aotbuild_files() -> str:
+    """aotbuild's own code and templates, by name, size and modification time: an aotbuild
+    edited in place (a checkout installed for development) builds again."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for folder in (root, root.parent / "templates", root / "templates"):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".py", ".j2", ".c", ".h") and path.is_file():
+                stat = path.stat()
+                digest.update(f"{path.relative_to(root.parent)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
 def describe(project: Any, options: dict[str, Any], uses: dict[str, str]) -> dict[str, Any]:
     """Everything but the imported sources: what decides the build, cheaply read."""
     targets = list(project.package.targets)
     return {
+        "aotbuild_files": _aotbuild_files(),
         "graphs_toml": _sha256(project.path),
         "options": {**options, "out_dir": str(project.out_dir), "targets": targets},
         "versions": {name: _version(name) for name in TOOLCHAIN},

@@ -156,3 +156,33 @@ def test_a_native_module_lacking_ops_is_an_import_error_naming_them(
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: example_ext: compiled Op aot_"), result.stderr
     assert "needed by graph(s) " in last and last.endswith("; rebuild the package")
+
+
+def test_importing_a_package_loads_neither_numba_nor_its_interop(example_build) -> None:
+    """Where numba is installed but not imported, the package imports neither numba, llvmlite,
+    its numba interop (``_numba.py``) nor its exception rebuilder; importing numba afterwards
+    makes the graphs callable from numba's JIT all the same."""
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path[:0] = [{str(example_build.package_dir.parent)!r}]
+        import numpy as np
+        import example_ext
+        loaded = [n for n in ("numba", "llvmlite", "example_ext._numba", "example_ext._exceptions") if n in sys.modules]
+        assert not loaded, loaded
+        import numba
+        assert "example_ext._numba" in sys.modules
+        normal_logp = example_ext.normal_logp
+        caller = numba.njit(lambda x: normal_logp(x, 0.0, 1.0))
+        x = np.linspace(-1.0, 1.0, 5)
+        assert caller(x) == example_ext.normal_logp(x, 0.0, 1.0)
+        try:
+            example_ext.det(np.ones((2, 3)))
+        except ValueError:
+            assert "example_ext._exceptions" in sys.modules  # loaded for the first exception
+        print("ok")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
