@@ -56,24 +56,6 @@ def render_loader(
         target=", ".join(target.name for target, _ in natives),
         natives=choices,
         graphs=[g.graph.name for g in plan.graphs],
-        described=[
-            {
-                "name": g.graph.name,
-                # Python literals: a signature may hold quotes (Array(float64, 1, "C")).
-                "signature": repr(g.graph.config.shown_signature),
-                "signatures": repr(g.graph.config.signature_texts or (g.graph.config.signature_text,)),
-                "ufunc": g.graph.config.ufunc,
-                "gufunc": repr(g.graph.config.gufunc or None),
-                "function": g.graph.config.function,
-                "source": g.graph.source,
-                "mode": g.graph.config.mode,
-                "auto": repr(g.graph.config.auto),
-                "symbol": g.entry.symbol,
-                "contiguous_symbol": g.contiguous.symbol if g.contiguous else None,
-                "ops": g.symbols,
-            }
-            for g in plan.graphs
-        ],
         linalg=list(linalg_graphs),
         ops=[module.symbol for module in plan.modules],
         profiled=bool(plan.timers),
