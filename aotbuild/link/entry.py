@@ -141,7 +141,6 @@ def _graph(plan: GraphPlan, linalg: bool, profile: bool, cython: list[int]) -> d
         "timer": timer_id(f"graph {config.name}", plan.entry.symbol) if profile else None,
         "linalg": linalg,
         "cython": cython,
-        "doc": c_string(graph_doc(plan, linalg)),
     }
 
 
