@@ -110,6 +110,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("--graph", metavar="NAME", help="only this graph")
     inspect.add_argument("--op", metavar="SYMBOL", help="print the generated module of this Op")
+    inspect.add_argument(
+        "--format",
+        choices=("svg", "dot", "html"),
+        help="draw the --graph (or the --profile's time per Op) instead: svg and html need Graphviz's "
+        "`dot` for a graph; html is one page that pans and zooms, offline (default: from -o's suffix)",
+    )
+    inspect.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="a profile saved by report.save(FILE): with --graph, colour its Ops by time; alone, bars of "
+        "every graph's time per Op",
+    )
+    inspect.add_argument("-o", "--output", metavar="FILE", help="write the picture to FILE (default: stdout)")
     return parser
 
 
@@ -126,7 +139,44 @@ def _inspect_command(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     package = find_package(args.package)
+    if args.format or args.profile or args.output:
+        return _picture_command(package, args)
     print(op_module(package, args.op) if args.op else describe_graphs(package, args.graph))
+    return EXIT_OK
+
+
+def _picture_command(package: Path, args: argparse.Namespace) -> int:
+    """``inspect --graph NAME --format svg|dot|html [-o FILE]``, ``inspect --profile FILE ...``."""
+    from .files import atomic_write
+    from .inspect import read_manifest
+    from .pictures import FORMATS, draw_graph, draw_profile
+
+    form = args.format or (Path(args.output).suffix.lstrip(".").lower() if args.output else "")
+    form = "html" if form == "htm" else form
+    if form not in FORMATS:
+        print("aotbuild: error: give --format svg, dot or html (or -o FILE ending in one)", file=sys.stderr)
+        return EXIT_USAGE
+    if args.op:
+        print("aotbuild: error: --op prints an Op's module; it has no picture", file=sys.stderr)
+        return EXIT_USAGE
+    manifest = read_manifest(package)
+    profile = Path(args.profile) if args.profile else None
+    if args.graph:
+        text = draw_graph(package, manifest, args.graph, form, profile)
+    elif profile is not None:
+        text = draw_profile(manifest, profile, form)
+    else:
+        print(
+            "aotbuild: error: a picture is of one graph: give --graph NAME (or --profile FILE)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if args.output is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    output = Path(args.output)
+    atomic_write(output, text.encode())
+    print(f"aotbuild: wrote {output} ({len(text.encode()) / 1024:.0f} KB, {form})", file=sys.stderr)
     return EXIT_OK
 
 

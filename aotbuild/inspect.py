@@ -40,7 +40,7 @@ def find_package(name_or_path: str) -> Path:
     )
 
 
-def _manifest(package: Path) -> dict[str, Any]:
+def read_manifest(package: Path) -> dict[str, Any]:
     try:
         return json.loads((package / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -49,7 +49,7 @@ def _manifest(package: Path) -> dict[str, Any]:
 
 def describe_graphs(package: Path, only: str | None = None) -> str:
     """Every graph (or the one named ``only``): signature, origin, and its Ops in call order."""
-    manifest = _manifest(package)
+    manifest = read_manifest(package)
     graphs, ops = manifest["graphs"], manifest["ops"]
     if only is not None and only not in graphs:
         raise InspectError(f"{package.name} has no graph {only!r}; it has {', '.join(graphs)}")
@@ -102,7 +102,7 @@ def _numpy_kind(graph: dict) -> list[str]:
 
 def op_module(package: Path, symbol: str) -> str:
     """The generated module of the Op ``symbol``, as it was compiled."""
-    ops = _manifest(package)["ops"]
+    ops = read_manifest(package)["ops"]
     if symbol not in ops:
         near = sorted(s for s in ops if s.startswith(symbol) or symbol in s)[:5]
         hint = f"; did you mean {', '.join(near)}?" if near else "; `aotbuild inspect PKG` lists them"

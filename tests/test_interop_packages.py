@@ -17,6 +17,7 @@ import pytest
 from aotbuild.build import build
 from aotbuild.errors import ConfigError, TraceError
 from aotbuild.link.linker import undefined_symbols
+from aotbuild.pictures.dataflow import graph_picture
 from aotbuild.progress import Progress
 
 from .conftest import load_package, write_project
@@ -374,3 +375,23 @@ def test_wheels_must_require_the_used_package() -> None:
     check_requirements(
         SimpleNamespace(install_requires=["numpy", "library-ext>=0.1"]), manifest, Path("graphs.toml")
     )
+
+
+def test_a_picture_draws_the_used_packages_graphs_as_such(built) -> None:
+    """`aotbuild inspect --graph` shows another package's graph as a box of its own kind, from
+    a traced graph and from a kernel."""
+    user = built[2].package_dir
+    manifest = json.loads((user / "manifest.json").read_text())
+    traced = graph_picture(user, manifest, "standardized")
+    external = [box for box in traced.boxes if box.kind == "external"]
+    assert sorted(box.heading for box in external) == ["graph library_ext.center (in library_ext)"] + [
+        "graph library_ext.norm (in library_ext)"
+    ]
+    assert not {box.symbol for box in external} & set(traced.symbols), "not an Op of this package"
+    kernel = graph_picture(user, manifest, "checked")
+    calls = [edge for edge in kernel.edges if edge.calls]
+    boxes = {box.id: box for box in kernel.boxes}
+    assert sorted(boxes[edge.target].heading for edge in calls) == [
+        "graph library_ext.bounded_sum (in library_ext)",
+        "graph library_ext.norm (in library_ext)",
+    ]

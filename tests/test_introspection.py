@@ -74,3 +74,24 @@ def test_inspect_lists_the_passes_in_order(capsys) -> None:
     ]
     assert main(["inspect"]) == 2
     assert "inspect needs a package" in capsys.readouterr().err
+
+
+def test_inspect_draws_a_graph_and_says_what_it_needs(runtime_build, capsys, tmp_path) -> None:
+    package = str(runtime_build.package_dir)
+    out = tmp_path / "pictures" / "smooth.dot"
+    assert main(["inspect", package, "--graph", "smooth", "-o", str(out)]) == 0
+    assert out.read_text().startswith('digraph "smooth" {') and "smooth.dot" in capsys.readouterr().err
+    assert main(["inspect", package, "--graph", "smooth", "--format", "dot"]) == 0
+    assert capsys.readouterr().out == out.read_text(), "stdout without -o, the same text"
+    for arguments, message in [
+        (["--format", "svg"], "a picture is of one graph: give --graph NAME"),
+        (["--graph", "smooth", "-o", str(tmp_path / "smooth.png")], "give --format svg, dot or html"),
+        (["--op", "aot_x", "--format", "dot"], "--op prints an Op's module; it has no picture"),
+    ]:
+        assert main(["inspect", package, *arguments]) == 2, arguments
+        assert message in capsys.readouterr().err
+    assert main(["inspect", package, "--graph", "smoothe", "--format", "dot"]) == 1
+    assert "has no graph 'smoothe'; it has" in capsys.readouterr().err
+    assert main(["inspect", package, "--profile", str(tmp_path / "none.json"), "--format", "svg"]) == 1
+    assert "no profile at" in capsys.readouterr().err
+    assert not (tmp_path / "smooth.png").exists()

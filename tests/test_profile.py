@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
 
 import pytest
 
 from aotbuild.build import build
+from aotbuild.cli import main
 from aotbuild.progress import Progress
 
 from .conftest import PROJECTS, load_package
@@ -40,6 +43,8 @@ with runtime_ext.profile(file=printed) as report:
         runtime_ext.summary(x, y)
         runtime_ext.centred_rows(m)
 wall = time.perf_counter() - started
+if {saved!r}:
+    report.save({saved!r})
 print(json.dumps({{"rows": report.rows, "wall": wall, "table": printed.getvalue()}}))
 """
 
@@ -55,10 +60,10 @@ def reached(manifest: dict, entry: str) -> set[str]:
     return seen
 
 
-def profiled_run(profiled, contiguous: bool) -> tuple[dict, dict]:
+def profiled_run(profiled, contiguous: bool, saved: str = "") -> tuple[dict, dict]:
     """In a process of its own (this session imports the runtime package built without timers):
-    what the profile saw, and the package's manifest."""
-    script = SCRIPT.format(folder=str(profiled.package_dir.parent), contiguous=contiguous)
+    what the profile saw (saved to ``saved`` too, if given), and the package's manifest."""
+    script = SCRIPT.format(folder=str(profiled.package_dir.parent), contiguous=contiguous, saved=saved)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), json.loads((profiled.package_dir / "manifest.json").read_text())
@@ -118,3 +123,43 @@ def test_profiled_modules_time_each_op_call(profiled) -> None:
     text = (profiled.package_dir / "_modules" / f"{graph['entry']}.py").read_text()
     calls = len(reached(manifest, graph["entry"])) - 1  # every Op but the entry itself
     assert text.count("_aot_t = _aot_clock()") == text.count("_aot_record(") == calls >= 2
+
+
+def test_a_saved_profile_is_drawn_as_bars_and_on_the_graph(profiled, tmp_path, capsys) -> None:
+    saved = tmp_path / "profile.json"
+    seen, manifest = profiled_run(profiled, contiguous=True, saved=str(saved))
+    data = json.loads(saved.read_text())
+    assert data["format"] == "aotbuild profile 1" and data["package"] == "runtime_ext"
+    assert [[r["scope"], r["symbol"], r["title"], r["calls"], r["seconds"]] for r in data["rows"]] == seen[
+        "rows"
+    ]
+
+    package = str(profiled.package_dir)
+    assert main(["inspect", package, "--profile", str(saved), "-o", str(tmp_path / "bars.svg")]) == 0
+    assert "bars.svg" in capsys.readouterr().err
+    bars = ElementTree.parse(tmp_path / "bars.svg").getroot()
+    drawn = {g.get("id") for g in bars.iter("{http://www.w3.org/2000/svg}g")}
+    assert drawn == {f"bar-{scope.replace(' ', '-')}-{symbol}" for scope, symbol, *_ in seen["rows"]} - {
+        f"bar-graph-{name}-{graph['entry']}" for name, graph in manifest["graphs"].items()
+    }, "a bar per Op of each graph that ran; each graph's total heads its section"
+    assert "graph summary: 50 call(s)" in (tmp_path / "bars.svg").read_text()
+
+    assert main(["inspect", package, "--graph", "summary", "--profile", str(saved), "--format", "dot"]) == 0
+    dot = capsys.readouterr().out
+    timed = rows_of(seen, "summary")
+    graph = manifest["graphs"]["summary"]
+    assert dot.count('class="op timed"') == len(timed) - 1, "every Op the graph called, coloured"
+    for symbol, (calls, _) in timed.items():
+        if symbol != graph["entry"]:
+            assert re.search(rf'tooltip="[^"]*{symbol}"[^\n]*{calls} call\(s\)', dot), symbol
+
+
+def test_a_profile_of_nothing_is_not_saved(profiled, tmp_path) -> None:
+    script = (
+        f"import sys; sys.path.insert(0, {str(profiled.package_dir.parent)!r}); import runtime_ext\n"
+        "with runtime_ext.profile(file=None) as report: pass\n"
+        f"report.save({str(tmp_path / 'p.json')!r})"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert "ValueError: nothing to save: no graph ran inside `with runtime_ext.profile():`" in done.stderr
+    assert not (tmp_path / "p.json").exists()
