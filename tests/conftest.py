@@ -77,6 +77,18 @@ def runtime_build(build_project) -> BuildResult:
     return build_project(PROJECTS / "runtime" / "graphs.toml")
 
 
+def reached(manifest: dict, *entries: str) -> set[str]:
+    """The compiled Ops the entries call, directly or not, and the entries themselves."""
+    seen: set[str] = set()
+    stack = list(entries)
+    while stack:
+        symbol = stack.pop()
+        if symbol not in seen:
+            seen.add(symbol)
+            stack.extend(manifest["ops"][symbol]["calls"])
+    return seen
+
+
 def load_package(result: BuildResult) -> ModuleType:
     """Import a built package into this process."""
     folder = str(result.package_dir.parent)

@@ -14,7 +14,7 @@ from aotbuild.build import build
 from aotbuild.cli import main
 from aotbuild.progress import Progress
 
-from .conftest import PROJECTS, load_package
+from .conftest import PROJECTS, load_package, reached
 
 
 @pytest.fixture(scope="module")
@@ -47,17 +47,6 @@ if {saved!r}:
     report.save({saved!r})
 print(json.dumps({{"rows": report.rows, "wall": wall, "table": printed.getvalue()}}))
 """
-
-
-def reached(manifest: dict, entry: str) -> set[str]:
-    """The compiled Ops an entry calls, directly or not, and the entry itself."""
-    seen, stack = set(), [entry]
-    while stack:
-        symbol = stack.pop()
-        if symbol not in seen:
-            seen.add(symbol)
-            stack.extend(manifest["ops"][symbol]["calls"])
-    return seen
 
 
 def profiled_run(profiled, contiguous: bool, saved: str = "") -> tuple[dict, dict]:

@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 
-from .dataflow import PictureError
+from .modules import PictureError
 
 #: Where to find Graphviz's ``dot`` when it is not on PATH.
 DOT_VARIABLE = "AOTBUILD_DOT"

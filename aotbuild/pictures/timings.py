@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .dataflow import PictureError
+from .modules import PictureError
 from .picture import Picture
 
 #: What ``report.save`` writes in its ``format`` field (templates/package/_profile.py.j2).

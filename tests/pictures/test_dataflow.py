@@ -13,7 +13,7 @@ import pytest
 from aotbuild.pictures.dataflow import PictureError, graph_picture, op_heading
 from aotbuild.pictures.picture import Cluster, Picture
 
-from ..conftest import PROJECTS
+from ..conftest import PROJECTS, reached
 
 
 def manifest_of(result) -> dict:
@@ -44,18 +44,6 @@ def drawn_entries(graph: dict) -> list[str]:
     return [each["entry"] for each in graph.get("overloads", [])] or [graph["entry"]]
 
 
-def reached(manifest: dict, entries: list[str]) -> set[str]:
-    """The compiled Ops the entries call, directly or not, and the entries themselves."""
-    seen: set[str] = set()
-    stack = list(entries)
-    while stack:
-        symbol = stack.pop()
-        if symbol not in seen:
-            seen.add(symbol)
-            stack.extend(manifest["ops"][symbol]["calls"])
-    return seen
-
-
 def all_clusters(clusters: tuple[Cluster, ...]) -> list[Cluster]:
     found = []
     for cluster in clusters:
@@ -72,7 +60,7 @@ def test_every_graph_pictures_every_op_its_entries_reach(project: str, request) 
     package, manifest = request.getfixturevalue(project)
     for name, graph in manifest["graphs"].items():
         picture = graph_picture(package, manifest, name)
-        assert set(picture.symbols) == reached(manifest, drawn_entries(graph)), name
+        assert set(picture.symbols) == reached(manifest, *drawn_entries(graph)), name
         ids = [box.id for box in picture.boxes]
         assert len(ids) == len(set(ids)), f"{name}: box ids are unique"
         for edge in picture.edges:
