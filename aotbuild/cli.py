@@ -122,6 +122,11 @@ def _parser() -> argparse.ArgumentParser:
         help="a profile saved by report.save(FILE): with --graph, colour its Ops by time; alone, bars of "
         "every graph's time per Op",
     )
+    inspect.add_argument(
+        "--contiguous",
+        action="store_true",
+        help="draw the --graph's variant for C-contiguous arrays (with --profile: the variant it timed)",
+    )
     inspect.add_argument("-o", "--output", metavar="FILE", help="write the picture to FILE (default: stdout)")
     return parser
 
@@ -162,7 +167,7 @@ def _picture_command(package: Path, args: argparse.Namespace) -> int:
     manifest = read_manifest(package)
     profile = Path(args.profile) if args.profile else None
     if args.graph:
-        text = draw_graph(package, manifest, args.graph, form, profile)
+        text = draw_graph(package, manifest, args.graph, form, profile, True if args.contiguous else None)
     elif profile is not None:
         text = draw_profile(manifest, profile, form)
     else:
@@ -172,10 +177,18 @@ def _picture_command(package: Path, args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     if args.output is None:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.buffer.write(text.encode())  # UTF-8 whatever the locale: labels hold · × µ
+            sys.stdout.flush()
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     output = Path(args.output)
-    atomic_write(output, text.encode())
+    try:
+        atomic_write(output, text.encode())
+    except OSError as exc:
+        print(f"aotbuild: error: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BUILD_ERROR
     print(f"aotbuild: wrote {output} ({len(text.encode()) / 1024:.0f} KB, {form})", file=sys.stderr)
     return EXIT_OK
 

@@ -95,3 +95,5 @@ def test_inspect_draws_a_graph_and_says_what_it_needs(runtime_build, capsys, tmp
     assert main(["inspect", package, "--profile", str(tmp_path / "none.json"), "--format", "svg"]) == 1
     assert "no profile at" in capsys.readouterr().err
     assert not (tmp_path / "smooth.png").exists()
+    assert main(["inspect", package, "--graph", "smooth", "--format", "dot", "-o", str(tmp_path)]) == 1
+    assert f"cannot write {tmp_path}" in capsys.readouterr().err

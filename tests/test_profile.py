@@ -133,6 +133,14 @@ def test_a_saved_profile_is_drawn_as_bars_and_on_the_graph(profiled, tmp_path, c
     }, "a bar per Op of each graph that ran; each graph's total heads its section"
     assert "graph summary: 50 call(s)" in (tmp_path / "bars.svg").read_text()
 
+    # centred_rows ran on a C-contiguous matrix: its contiguous variant's Ops are the ones coloured
+    assert (
+        main(["inspect", package, "--graph", "centred_rows", "--profile", str(saved), "--format", "dot"]) == 0
+    )
+    coloured = capsys.readouterr().out
+    assert "the variant for C-contiguous arrays" in coloured
+    assert coloured.count('class="op timed"') == len(rows_of(seen, "centred_rows")) - 1
+
     assert main(["inspect", package, "--graph", "summary", "--profile", str(saved), "--format", "dot"]) == 0
     dot = capsys.readouterr().out
     timed = rows_of(seen, "summary")

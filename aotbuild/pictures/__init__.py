@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .bars import profile_bars
-from .dataflow import PictureError, graph_picture
+from .dataflow import PictureError, graph_picture, has_contiguous_variant
 from .dot import picture_dot
 from .graphviz import dot_to_svg
 from .html import html_page
@@ -25,11 +25,26 @@ __all__ = ["FORMATS", "PictureError", "draw_graph", "draw_profile"]
 
 
 def draw_graph(
-    package: Path, manifest: dict[str, Any], name: str, form: str, profile: Path | None = None
+    package: Path,
+    manifest: dict[str, Any],
+    name: str,
+    form: str,
+    profile: Path | None = None,
+    contiguous: bool | None = None,
 ) -> str:
-    """Graph ``name`` in ``form`` (svg, dot or html), coloured by the saved ``profile`` if given."""
-    picture = graph_picture(package, manifest, name)
-    timings = box_timings(picture, load_profile(profile, manifest), manifest) if profile else None
+    """Graph ``name`` in ``form`` (svg, dot or html), coloured by the saved ``profile`` if given.
+    ``contiguous``: draw the variant for C-contiguous arrays (True), the general one (False), or
+    (None) the general one, unless the profile timed more of the contiguous variant's Ops."""
+    picture = graph_picture(package, manifest, name, contiguous=bool(contiguous))
+    timings = None
+    if profile is not None:
+        loaded = load_profile(profile, manifest)
+        timings = box_timings(picture, loaded, manifest)
+        if contiguous is None and has_contiguous_variant(manifest, name):
+            variant = graph_picture(package, manifest, name, contiguous=True)
+            variant_timings = box_timings(variant, loaded, manifest)
+            if len(variant_timings) > len(timings):
+                picture, timings = variant, variant_timings
     dot_text = picture_dot(picture, timings)
     if form == "dot":
         return dot_text

@@ -19,7 +19,7 @@ from typing import Any
 from .modules import Callee, Module, PictureError, op_heading, read_module, split_signature, tuple_items
 from .picture import Box, Cluster, Edge, Picture
 
-__all__ = ["PictureError", "graph_picture", "op_heading"]
+__all__ = ["PictureError", "graph_picture", "has_contiguous_variant", "op_heading"]
 
 #: The scalar arithmetic an entry writes itself (``codegen/plan.py``'s ``INLINE_SCALAR``).
 _OPERATORS = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×", ast.Div: "÷"}
@@ -71,15 +71,21 @@ class _Drawing:
         return tuple(box.id for box in self.boxes[before:] if not _inside(box.id, clusters))
 
 
-def graph_picture(package: Path, manifest: dict[str, Any], name: str) -> Picture:
+def graph_picture(package: Path, manifest: dict[str, Any], name: str, contiguous: bool = False) -> Picture:
     """The picture of graph ``name``: each declared signature's entry (a cluster per signature
-    where there are several), parameters on top, results at the bottom."""
+    where there are several), parameters on top, results at the bottom. ``contiguous``: the
+    variant the package calls when every array argument is C-contiguous (traced for such arrays,
+    so its Ops are others)."""
     graphs = manifest["graphs"]
     if name not in graphs:
         raise PictureError(f"{package.name} has no graph {name!r}; it has {', '.join(graphs)}")
     graph = graphs[name]
     drawing = _Drawing(package, manifest)
-    entries = _entries(graph)
+    entries = _entries(graph, contiguous)
+    if not entries:
+        raise PictureError(
+            f"{name} has no C-contiguous variant: its picture without --contiguous is all there is"
+        )
     clusters: list[Cluster] = []
     top: list[str] = []
     for index, (signature, entry) in enumerate(entries):
@@ -96,8 +102,10 @@ def graph_picture(package: Path, manifest: dict[str, Any], name: str) -> Picture
             clusters.extend(reader.clusters)
     drawing.symbols.update(entry for _, entry in entries)
     note = f"entry {entries[0][1]}" if len(entries) == 1 else "each signature's cluster names its entry"
-    if graph.get("contiguous_entry"):
-        note += f"; for C-contiguous arrays {graph['contiguous_entry']}, the same Ops"
+    if contiguous:
+        note = "the variant for C-contiguous arrays: " + note
+    elif _entries(graph, contiguous=True):
+        note += "; C-contiguous arrays run a variant traced for them (--contiguous draws it)"
     signatures = " | ".join(graph.get("signatures") or [graph["signature"]])
     return Picture(
         name=name,
@@ -110,15 +118,23 @@ def graph_picture(package: Path, manifest: dict[str, Any], name: str) -> Picture
     )
 
 
-def _entries(graph: dict[str, Any]) -> list[tuple[str, str]]:
+def has_contiguous_variant(manifest: dict[str, Any], name: str) -> bool:
+    return bool(_entries(manifest["graphs"][name], contiguous=True))
+
+
+def _entries(graph: dict[str, Any], contiguous: bool) -> list[tuple[str, str]]:
     """(signature, entry symbol) of each declared signature: a ufunc's or gufunc's loop over any
-    strides, an overload's general entry, or the one entry."""
-    for key in ("ufunc", "gufunc"):
-        if key in graph:
-            return [(loop["signature"], loop["entry"]) for loop in graph[key]["loops"]]
-    if "overloads" in graph:
-        return [(each["signature"], each["entry"]) for each in graph["overloads"]]
-    return [(graph["signature"], graph["entry"])]
+    strides, an overload's general entry, or the one entry; or each one's C-contiguous variant
+    (none where no signature has one)."""
+    key = "contiguous_entry" if contiguous else "entry"
+    each = graph.get("ufunc", graph.get("gufunc", {})).get("loops") or graph.get("overloads") or [graph]
+    found = [(one["signature"], one.get(key)) for one in each]
+    if contiguous and not any(entry for _, entry in found):
+        return []
+    return [
+        (signature, entry or general["entry"])
+        for (signature, entry), general in zip(found, each, strict=True)
+    ]
 
 
 def _inside(box: str, clusters: list[Cluster]) -> bool:
@@ -370,6 +386,8 @@ def _kernel_calls(drawing: _Drawing, symbol: str, kernel_box: str, prefix: str) 
         if parameters:
             first = next(iter(parameters.values()))[0]
             drawing.edges.append(Edge(kernel_box, first, module.traced.get(name) or "calls", calls=True))
-        own = tuple(box.id for box in drawing.boxes[before:])
-        clusters.append(Cluster(f"cluster_{inner_prefix}", callee.title, own, (), callee.symbol))
+        own = drawing.since(before, reader.clusters)
+        clusters.append(
+            Cluster(f"cluster_{inner_prefix}", callee.title, own, tuple(reader.clusters), callee.symbol)
+        )
     return clusters

@@ -69,7 +69,12 @@ def read_module(package: Path, manifest: dict[str, Any], symbol: str) -> Module:
         text = path.read_text(encoding="utf-8")
     except OSError:
         raise PictureError(f"{path} is missing: pictures read the package's generated modules") from None
-    tree = ast.parse(text, filename=str(path))
+    except ValueError:
+        raise PictureError(f"{path} is not UTF-8 text: the package is damaged; rebuild it") from None
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as exc:
+        raise PictureError(f"{path}:{exc.lineno}: not Python: the package is damaged; rebuild it") from None
     lines = text.splitlines()
     functions = [statement for statement in tree.body if isinstance(statement, ast.FunctionDef)]
     if not functions:
@@ -98,14 +103,17 @@ def _callees(tree: ast.Module, lines: list[str]) -> dict[str, Callee]:
         name = ast.unparse(target)  # a kernel declares another package's graphs as `package.graph`
         above = [line.strip() for line in lines[max(0, statement.lineno - 3) : statement.lineno - 1]]
         comments = [line[1:].strip() for line in above if line.startswith("#")]
-        declared = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
-        if call.func.id in ("declare", "_aot_declare") and isinstance(declared, str):
-            symbol, _, signature = (part.strip() for part in declared.partition(":"))
-            used = _USED_GRAPH.match(symbol)
-            title = comments[-1] if comments else symbol
-            if used and not comments:
-                title = f"graph {used[1]}.{used[2]} (in {used[1]}): {signature}"
-            callees[name] = Callee(symbol, signature, title)
+        variants = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if call.func.id in ("declare", "_aot_declare") and variants:
+            # a kernel's helper may be declared with several variants ("symbol: signature"):
+            # the name calls the first; each is an Op of its own
+            for index, declared in enumerate(variants):
+                symbol, _, signature = (part.strip() for part in declared.partition(":"))
+                used = _USED_GRAPH.match(symbol)
+                title = comments[-1] if comments else symbol
+                if used and not comments:
+                    title = f"graph {used[1]}.{used[2]} (in {used[1]}): {signature}"
+                callees[name if index == 0 else f"{name} [{index}]"] = Callee(symbol, signature, title)
         elif call.func.id == "inline_op":
             compiled = [c for c in comments if c.startswith(_COMPILED_IN)]
             variant = compiled[0].removeprefix(_COMPILED_IN).removesuffix(")") if compiled else ""
@@ -125,7 +133,7 @@ def _constants(tree: ast.Module) -> dict[str, str]:
                 text = re.sub(r"^np\.(float|int|uint|complex|bool)\w*\((.*)\)$", r"\2", text)
                 with contextlib.suppress(ValueError):
                     text = f"{float(text):.6g}" if "." in text or "e" in text else text
-                shown[name] = text
+                shown[name] = text if len(text) <= 40 else text[:39] + "…"  # an array's literal
     return shown
 
 

@@ -10,6 +10,7 @@ timers themselves: two clock readings per Op call.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +79,8 @@ def load_profile(path: Path, manifest: dict[str, Any]) -> Profile:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise PictureError(f"{path}: a row of the profile is malformed ({exc!r})") from None
+    if any(row.calls < 0 or not 0 <= row.seconds < math.inf for row in rows):
+        raise PictureError(f"{path}: a row of the profile has a negative or non-finite count or time")
     unknown = sorted({row.symbol for row in rows} - set(manifest["ops"]))
     if unknown:
         raise PictureError(
@@ -88,16 +91,25 @@ def load_profile(path: Path, manifest: dict[str, Any]) -> Profile:
 
 
 def graph_total(profile: Profile, manifest: dict[str, Any], graph: str) -> Row | None:
-    """The row of a graph's own total (its entries' time), if the graph ran."""
-    entries = _entry_symbols(manifest["graphs"][graph])
+    """A graph's own total, if it ran: the rows of its entries together (each signature's, each
+    ufunc loop's variant is timed as a whole by the entry that calls it)."""
+    entries = entry_symbols(manifest["graphs"][graph])
     scope = f"graph {graph}"
-    return next((row for row in profile.rows if row.scope == scope and row.symbol in entries), None)
+    rows = [row for row in profile.rows if row.scope == scope and row.symbol in entries]
+    if not rows:
+        return None
+    calls, seconds = sum(row.calls for row in rows), sum(row.seconds for row in rows)
+    return Row(scope, rows[0].symbol if len(rows) == 1 else "", f"graph {graph}", calls, seconds)
 
 
-def _entry_symbols(graph: dict[str, Any]) -> set[str]:
-    entries = {graph["entry"], graph.get("contiguous_entry")}
-    for each in graph.get("overloads", []):
-        entries |= {each["entry"], each.get("contiguous_entry")}
+def entry_symbols(graph: dict[str, Any]) -> set[str]:
+    """Every entry of a graph's manifest record: per signature, per variant, per ufunc loop."""
+    records = [graph, *graph.get("overloads", [])]
+    records += graph.get("ufunc", graph.get("gufunc", {})).get("loops", [])
+    entries = set()
+    for record in records:
+        entries |= {record.get("entry"), record.get("contiguous_entry"), record.get("in_order_entry")}
+        entries |= set(record.get("broadcast_entries", {}).values())
     return {entry for entry in entries if entry}
 
 
@@ -155,7 +167,10 @@ def per_scope(
             if graph is not None and graph in manifest["graphs"]
             else None
         )
-        rows = [row for row in profile.rows if row.scope == scope and row is not total]
+        entries = (
+            entry_symbols(manifest["graphs"][graph]) if total is not None and graph is not None else set()
+        )
+        rows = [row for row in profile.rows if row.scope == scope and row.symbol not in entries]
         sections.append((scope, total, sorted(rows, key=lambda row: (-row.seconds, row.symbol))))
     if only is not None and not sections:
         raise PictureError(f"the profile has no call of {only!r}")

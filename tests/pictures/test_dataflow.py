@@ -37,11 +37,11 @@ def numpy_surface(build_project):
     return built.package_dir, manifest_of(built)
 
 
-def drawn_entries(graph: dict) -> list[str]:
-    for key in ("ufunc", "gufunc"):
-        if key in graph:
-            return [loop["entry"] for loop in graph[key]["loops"]]
-    return [each["entry"] for each in graph.get("overloads", [])] or [graph["entry"]]
+def drawn_entries(graph: dict, contiguous: bool = False) -> list[str]:
+    """Each signature's entry (a ufunc's or gufunc's loops, an overload's, or the one), or its
+    C-contiguous variant where it has one."""
+    records = graph.get("ufunc", graph.get("gufunc", {})).get("loops") or graph.get("overloads") or [graph]
+    return [(record.get("contiguous_entry") if contiguous else None) or record["entry"] for record in records]
 
 
 def all_clusters(clusters: tuple[Cluster, ...]) -> list[Cluster]:
@@ -68,6 +68,11 @@ def test_every_graph_pictures_every_op_its_entries_reach(project: str, request) 
         inside = {ident for cluster in all_clusters(picture.clusters) for ident in cluster.boxes}
         assert inside.isdisjoint(picture.top) and inside | set(picture.top) == set(ids), name
         assert heads(picture, "result"), f"{name}: what it returns or writes"
+        if graph.get("contiguous_entry"):
+            variant = graph_picture(package, manifest, name, contiguous=True)
+            assert set(variant.symbols) == reached(manifest, *drawn_entries(graph, contiguous=True)), name
+            assert "the variant for C-contiguous arrays" in variant.title
+            assert "--contiguous draws it" in picture.title
 
 
 def test_a_subgraph_is_a_cluster_of_its_own_ops_fed_by_the_callers_values(example) -> None:
@@ -132,6 +137,11 @@ def test_what_cannot_be_pictured_says_why(example, tmp_path: Path) -> None:
     (damaged / "_modules" / manifest["ops"][entry]["module"]).unlink()
     with pytest.raises(PictureError, match=r"is missing: pictures read the package's generated modules"):
         graph_picture(damaged, manifest, "dense")
+    (damaged / "_modules" / manifest["ops"][entry]["module"]).write_text("def dense(x:\n")
+    with pytest.raises(PictureError, match=r":1: not Python: the package is damaged; rebuild it"):
+        graph_picture(damaged, manifest, "dense")
+    with pytest.raises(PictureError, match="det has no C-contiguous variant"):
+        graph_picture(package, manifest, "det", contiguous=True)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from aotbuild.pictures import draw_graph
+from aotbuild.pictures import draw_graph, draw_profile
+from aotbuild.pictures.timings import PROFILE_FORMAT
 
 from .conftest import open_page
 
@@ -53,3 +54,27 @@ def test_the_browser_check_sees_errors(chromium: str, tmp_path: Path) -> None:
     _, console, screenshot = open_page(chromium, page, tmp_path)
     assert any("undefinedFunction is not defined" in line for line in console)
     assert colours(screenshot) < 50
+
+
+def test_a_profiles_bars_page_opens_too(chromium: str, tmp_path: Path) -> None:
+    manifest = {
+        "package": {"name": "demo_ext", "version": "1.0"},
+        "graphs": {"g": {"entry": "aot_graph_g_1", "signature": "float64(float64[:])"}},
+        "ops": {"aot_graph_g_1": {}, "aot_exp_2": {}, "aot_sum_3": {}},
+    }
+    rows = [
+        {"scope": "graph g", "symbol": symbol, "title": title, "calls": 10, "seconds": seconds}
+        for symbol, title, seconds in [
+            ("aot_graph_g_1", "graph g: float64(float64[:])", 5e-6),
+            ("aot_exp_2", "exp(float64[:]) -> float64[::1] <&>", 3e-6),
+            ("aot_sum_3", "sum(float64[::1]) -> float64", 1e-6),
+        ]
+    ]
+    saved = tmp_path / "profile.json"
+    saved.write_text(json.dumps({"format": PROFILE_FORMAT, "package": "demo_ext", "rows": rows}))
+    page = tmp_path / "bars.html"
+    page.write_text(draw_profile(manifest, saved, "html"), encoding="utf-8")
+    assert "exp(float64[:]) -&gt; float64[::1] &lt;&amp;&gt;" in page.read_text(), "titles escaped"
+    dom, console, screenshot = open_page(chromium, page, tmp_path)
+    assert console == [] and 'data-ready="yes"' in dom
+    assert colours(screenshot) > 20

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from aotbuild.pictures.dataflow import PictureError
-from aotbuild.pictures.timings import PROFILE_FORMAT, format_seconds, heat, load_profile
+from aotbuild.pictures.timings import (
+    PROFILE_FORMAT,
+    Profile,
+    Row,
+    format_seconds,
+    graph_total,
+    heat,
+    load_profile,
+    per_scope,
+)
 
 MANIFEST = {"package": {"name": "demo_ext", "version": "1.0"}, "ops": {"aot_exp_1": {}, "aot_graph_g_2": {}}}
 
@@ -76,3 +85,34 @@ def test_times_and_colours() -> None:
     greens = [int(heat(share)[3:5], 16) for share in (0.0, 0.5, 1.0)]
     assert heat(0.0) == "#fff7cd" and heat(1.0) == "#ef4444" and greens == sorted(greens, reverse=True)
     assert reds[0] >= reds[-1] and heat(2.0) == heat(1.0)
+
+
+def test_a_graphs_total_is_all_its_entries_together() -> None:
+    """Each signature's entry, each ufunc loop's variant, times its calls as a whole: the
+    graph's total adds them, and none of them is drawn as an Op."""
+    ufunc = {
+        "entry": "e1",
+        "contiguous_entry": "e1c",
+        "signature": "float64(float64)",
+        "ufunc": {
+            "loops": [
+                {
+                    "entry": "e1",
+                    "contiguous_entry": "e1c",
+                    "in_order_entry": None,
+                    "broadcast_entries": {"0": "e1b"},
+                },
+                {"entry": "e2", "contiguous_entry": "e2c", "in_order_entry": "e2o", "broadcast_entries": {}},
+            ]
+        },
+    }
+    manifest = {"graphs": {"f": ufunc}}
+    rows = [
+        Row("graph f", "e1c", "", 3, 3e-6),
+        Row("graph f", "e2", "", 2, 4e-6),
+        Row("graph f", "aot_exp_1", "exp", 5, 1e-6),
+    ]
+    total = graph_total(Profile("demo_ext", tuple(rows)), manifest, "f")
+    assert total is not None and (total.calls, total.seconds) == (5, 7e-6)
+    ((scope, shown_total, ops),) = per_scope(Profile("demo_ext", tuple(rows)), manifest)
+    assert scope == "graph f" and shown_total == total and [op.symbol for op in ops] == ["aot_exp_1"]
