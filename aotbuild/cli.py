@@ -144,7 +144,7 @@ def _inspect_command(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     package = find_package(args.package)
-    if args.format or args.profile or args.output:
+    if args.format or args.profile or args.output or args.contiguous:
         return _picture_command(package, args)
     print(op_module(package, args.op) if args.op else describe_graphs(package, args.graph))
     return EXIT_OK

@@ -87,6 +87,7 @@ def test_inspect_draws_a_graph_and_says_what_it_needs(runtime_build, capsys, tmp
         (["--format", "svg"], "a picture is of one graph: give --graph NAME"),
         (["--graph", "smooth", "-o", str(tmp_path / "smooth.png")], "give --format svg, dot or html"),
         (["--op", "aot_x", "--format", "dot"], "--op prints an Op's module; it has no picture"),
+        (["--graph", "smooth", "--contiguous"], "give --format svg, dot or html"),
     ]:
         assert main(["inspect", package, *arguments]) == 2, arguments
         assert message in capsys.readouterr().err
