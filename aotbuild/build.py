@@ -149,8 +149,9 @@ def _compile(
                 from_store.add(module.symbol)
             defined, needed = entry.record["defined"], entry.record["needed"]
             found[module.symbol] = CompiledObject(module.symbol, entry.data, tuple(defined), tuple(needed))
-    shared = sum(1 for symbol in found if symbol in from_store)
-    progress.count_ops(len(plan.modules), len(found), local_workers(len(missing), jobs, executor), shared)
+    progress.count_ops(
+        len(plan.modules), len(found), local_workers(len(missing), jobs, executor), len(from_store)
+    )
     timings = []
     results = run_jobs(slowest_first(list(missing.values())), jobs=jobs, executor=executor)
     try:

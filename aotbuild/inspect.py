@@ -64,7 +64,7 @@ def describe_graphs(package: Path, only: str | None = None) -> str:
         origin = graph["function"] + (f" ({graph['source']})" if graph.get("source") else "")
         lines += [
             "",
-            f"{name}({', '.join(graph['parameters'])}): {' | '.join(_signatures(graph))}",
+            f"{name}({', '.join(graph['parameters'])}): {' | '.join(declared_signatures(graph))}",
             *_numpy_kind(graph),
             f"  {graph['mode']} of {origin}; entry {graph['entry']}",
             *([f'  chosen by mode = "auto": {graph["auto"]}'] if graph.get("auto") else []),
@@ -80,7 +80,7 @@ def describe_graphs(package: Path, only: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def _signatures(graph: dict) -> list[str]:
+def declared_signatures(graph: dict) -> list[str]:
     """Every declared signature (manifests before several signatures per name list one)."""
     return graph.get("signatures") or [graph["signature"]]
 

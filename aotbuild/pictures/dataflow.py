@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .modules import Callee, Module, PictureError, op_heading, read_module, split_signature, tuple_items
+from ..inspect import declared_signatures
+from .modules import (
+    Callee,
+    Module,
+    PictureError,
+    op_heading,
+    read_module,
+    signature_records,
+    split_signature,
+    tuple_items,
+)
 from .picture import Box, Cluster, Edge, Picture
 
 __all__ = ["PictureError", "graph_picture", "has_contiguous_variant", "op_heading"]
@@ -106,7 +116,7 @@ def graph_picture(package: Path, manifest: dict[str, Any], name: str, contiguous
         note = "the variant for C-contiguous arrays: " + note
     elif _entries(graph, contiguous=True):
         note += "; C-contiguous arrays run a variant traced for them (--contiguous draws it)"
-    signatures = " | ".join(graph.get("signatures") or [graph["signature"]])
+    signatures = " | ".join(declared_signatures(graph))
     return Picture(
         name=name,
         title=f"{manifest['package']['name']}.{name}: {signatures}\n{note}",
@@ -127,7 +137,7 @@ def _entries(graph: dict[str, Any], contiguous: bool) -> list[tuple[str, str]]:
     strides, an overload's general entry, or the one entry; or each one's C-contiguous variant
     (none where no signature has one)."""
     key = "contiguous_entry" if contiguous else "entry"
-    each = graph.get("ufunc", graph.get("gufunc", {})).get("loops") or graph.get("overloads") or [graph]
+    each = signature_records(graph)
     found = [(one["signature"], one.get(key)) for one in each]
     if contiguous and not any(entry for _, entry in found):
         return []
@@ -297,18 +307,11 @@ class _EntryReader:
 
     def _call(self, callee: Callee, args: list[ast.expr]) -> Value:
         """The box (or subgraph cluster) of one call, its arguments read into it."""
-        arg_types, result = split_signature(callee.signature)
+        _, result = split_signature(callee.signature)
         kind = "op" if callee.inline else self.drawing.kind_of(callee.symbol)
         if kind == "subgraph":
             return self._subgraph(callee, args, result)
-        heading, lines = _heading(callee, kind, arg_types, result)
-        tooltip = f"{callee.title}\n{callee.symbol}"
-        if callee.inline:
-            tooltip += "\n(compiled into the region's module)"
-        shape = kind if kind in ("kernel", "external") else "op"
-        box = self.box(
-            "o", shape, heading, inline=callee.inline, lines=lines, symbol=callee.symbol, tooltip=tooltip
-        )
+        box = _callee_box(self.drawing, f"{self.prefix}o_", callee, kind, self.scope)
         for argument in args:
             self.read(argument, box)
         if kind == "kernel":
@@ -340,8 +343,10 @@ class _EntryReader:
         return joined, result
 
 
-def _heading(callee: Callee, kind: str, arg_types: list[str], result: str) -> tuple[str, tuple[str, ...]]:
-    """What a box says: the Op's kind and fused steps, its input and output types."""
+def _callee_box(drawing: _Drawing, prefix: str, callee: Callee, kind: str, scope: str = "") -> str:
+    """The box of a called Op, kernel or other package's graph: its kind and fused steps, its
+    input and output types, its title and symbol on hover."""
+    arg_types, result = split_signature(callee.signature)
     if kind == "external":
         heading = callee.title.split(":")[0]
     elif kind == "kernel":
@@ -351,7 +356,20 @@ def _heading(callee: Callee, kind: str, arg_types: list[str], result: str) -> tu
     lines = ["in  " + ", ".join(arg_types)] if arg_types else []
     if result:
         lines.append("out " + result + (", in place" if callee.title.endswith(", in place") else ""))
-    return heading, tuple(lines)
+    tooltip = f"{callee.title}\n{callee.symbol}"
+    if callee.inline:
+        tooltip += "\n(compiled into the region's module)"
+    shape = kind if kind in ("kernel", "external") else "op"
+    return drawing.box(
+        prefix,
+        shape,
+        heading,
+        inline=callee.inline,
+        lines=tuple(lines),
+        symbol=callee.symbol,
+        tooltip=tooltip,
+        scope=scope,
+    )
 
 
 def _kernel_calls(drawing: _Drawing, symbol: str, kernel_box: str, prefix: str) -> list[Cluster]:
@@ -365,13 +383,7 @@ def _kernel_calls(drawing: _Drawing, symbol: str, kernel_box: str, prefix: str) 
         if kind not in ("region", "subgraph"):
             box = drawing.helpers.get(callee.symbol, "")
             if not box:
-                heading, lines = _heading(callee, kind, *split_signature(callee.signature))
-                shape = kind if kind in ("kernel", "external") else "op"
-                tooltip = f"{callee.title}\n{callee.symbol}"
-                box = drawing.box(
-                    f"{inner_prefix}o_", shape, heading, lines=lines, symbol=callee.symbol, tooltip=tooltip
-                )
-                drawing.helpers[callee.symbol] = box
+                box = drawing.helpers[callee.symbol] = _callee_box(drawing, f"{inner_prefix}o_", callee, kind)
                 if kind == "kernel":
                     clusters.extend(_kernel_calls(drawing, callee.symbol, box, inner_prefix))
             drawing.edges.append(Edge(kernel_box, box, "calls", calls=True))

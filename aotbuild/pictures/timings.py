@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .modules import PictureError
+from .modules import PictureError, signature_records
 from .picture import Picture
 
 #: What ``report.save`` writes in its ``format`` field (templates/package/_profile.py.j2).
@@ -104,10 +104,8 @@ def graph_total(profile: Profile, manifest: dict[str, Any], graph: str) -> Row |
 
 def entry_symbols(graph: dict[str, Any]) -> set[str]:
     """Every entry of a graph's manifest record: per signature, per variant, per ufunc loop."""
-    records = [graph, *graph.get("overloads", [])]
-    records += graph.get("ufunc", graph.get("gufunc", {})).get("loops", [])
     entries = set()
-    for record in records:
+    for record in [graph, *signature_records(graph)]:
         entries |= {record.get("entry"), record.get("contiguous_entry"), record.get("in_order_entry")}
         entries |= set(record.get("broadcast_entries", {}).values())
     return {entry for entry in entries if entry}
