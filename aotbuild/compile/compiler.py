@@ -32,6 +32,7 @@ from typing import Any
 
 from ..errors import CompileError
 from ..types import Signature
+from .helpers import share_vector_math, without_c_wrappers
 from .target import Target, llvm_tuning, target_has_fma
 
 #: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
@@ -159,7 +160,8 @@ def load_module(request: CompileRequest) -> types.ModuleType:
         linecache.cache[filename] = (len(request.text), None, request.text.splitlines(True), filename)
     code = compile(tree, filename, "exec")
     sys.modules[name] = module
-    exec(code, module.__dict__)
+    with without_c_wrappers():  # its helpers are only called from compiled code
+        exec(code, module.__dict__)
     return module
 
 
@@ -218,6 +220,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     _check_no_svml()
     register_overloads()  # NumPy calls numba lacks, for kernels (aotbuild/compile/overloads.py)
     module = load_module(request)
+    share_vector_math(module, request.text, GENERATED_PACKAGE, target_has_fma(request.target))
     function = module.__dict__[request.function]
     function = getattr(function, "compiled_function", function)  # rebound by declare.itself
     argtypes, restype = signature_to_numba(request.signature)

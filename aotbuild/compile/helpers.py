@@ -1,0 +1,81 @@
+"""The helper functions of generated modules, compiled as little as their code allows.
+
+A generated module's helpers (``register_jitable`` functions: a fused sum's ``element`` and
+``run_sum``, the vector math it pastes in) go through numba's whole pipeline each, and were most
+of the compile time of the Ops that have them. Two things numba did for them that no Op needs:
+
+* **the vector math again for every Op.** A module carries the source of every vector math
+  function it calls (:mod:`aotbuild.codegen.vecmath`), so a reader sees all of its code and its
+  cache key covers it. numba compiles a ``register_jitable`` function once per function object
+  and argument types, and a module's pasted copies are new objects for every Op: each Op using
+  ``sin`` compiled its ~20 functions again (0.9 of the 1.2 s a fused ``sin(x) + y`` took, warm).
+  :func:`share_vector_math` swaps a module's copies for one process-wide copy of the library,
+  whose compiled functions numba keeps and links into every Op's object, where LLVM inlines them
+  as it did the pasted ones. Only where the module's text holds the library's source verbatim;
+  ``has_fma()`` is folded when a function is compiled
+  (:func:`aotbuild.compile.intrinsics.native_fma`), so there is one copy per FMA setting.
+* **a C-callable wrapper of each helper** (numba's ``cfunc`` wrapper, 11% of the compile time
+  of the example project's Ops that have helpers): helpers are only called from compiled code.
+  :func:`without_c_wrappers` leaves it out of helpers defined while a module is loaded.
+
+Either way the objects are byte for byte what they were (``tests/compile/test_helpers.py``).
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+
+from ..codegen import vecmath
+
+_IMPORTS = (
+    "import numpy as np\n"
+    "from numba.extending import register_jitable\n"
+    "from aotbuild.compile.intrinsics import fma, has_fma\n"
+)
+
+
+@contextmanager
+def without_c_wrappers() -> Iterator[None]:
+    """``register_jitable`` and ``overload`` functions defined within get no ``cfunc`` wrapper
+    (numba's default options for them, which it copies when each is defined)."""
+    from numba.core import extending
+
+    defaults = extending._overload_default_jit_options
+    before = dict(defaults)
+    defaults["no_cfunc_wrapper"] = True
+    try:
+        yield
+    finally:
+        defaults.clear()
+        defaults.update(before)
+
+
+@lru_cache(maxsize=2)
+def vector_math_module(package: str, fma: bool) -> types.ModuleType:
+    """Every function of the vector math library, callees first, in one module of ``package``."""
+    name = f"{package}.vecmath_{'fma' if fma else 'no_fma'}"
+    filename = f"{name.rpartition('.')[2]}.py"
+    text = _IMPORTS + "\n\n".join(vecmath.sources(sorted(vecmath.library()))) + "\n"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    with without_c_wrappers():
+        exec(compile(text, filename, "exec"), module.__dict__)
+    return module
+
+
+def share_vector_math(module: types.ModuleType, text: str, package: str, fma: bool) -> None:
+    """Rebind ``module``'s copies of vector math functions (``text`` is its source) to the
+    process-wide ones for a target with or without FMA."""
+    if not vecmath.used_in(text):
+        return
+    shared = vector_math_module(package, fma)
+    for name, function in vecmath.library().items():
+        if name in module.__dict__ and function.source in text:
+            module.__dict__[name] = shared.__dict__[name]
