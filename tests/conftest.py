@@ -30,9 +30,16 @@ _built: dict[str, BuildResult] = {}
 
 @pytest.fixture(scope="session", autouse=True)
 def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every build in the session (and subprocesses it starts) shares one object cache."""
+    """Every build in the session (and subprocesses it starts) shares one object cache; so do
+    pytest-xdist's workers (their temporary folders share a parent), as builders of a fleet do."""
     configured = os.environ.get("AOTBUILD_CACHE_DIR")
-    path = Path(configured) if configured else tmp_path_factory.mktemp("object-cache")
+    if configured:
+        path = Path(configured)
+    elif os.environ.get("PYTEST_XDIST_WORKER"):
+        path = tmp_path_factory.getbasetemp().parent / "object-cache"
+        path.mkdir(exist_ok=True)
+    else:
+        path = tmp_path_factory.mktemp("object-cache")
     os.environ["AOTBUILD_CACHE_DIR"] = str(path)
     return path
 
