@@ -42,17 +42,20 @@ _IMPORTS = (
 @contextmanager
 def without_c_wrappers() -> Iterator[None]:
     """``register_jitable`` and ``overload`` functions defined within get no ``cfunc`` wrapper
-    (numba's default options for them, which it copies when each is defined)."""
+    (numba's default options for them, which it copies when each is defined). Under numba's
+    compiler lock: two threads loading modules must not restore each other's change."""
     from numba.core import extending
+    from numba.core.compiler_lock import global_compiler_lock
 
-    defaults = extending._overload_default_jit_options
-    before = dict(defaults)
-    defaults["no_cfunc_wrapper"] = True
-    try:
-        yield
-    finally:
-        defaults.clear()
-        defaults.update(before)
+    with global_compiler_lock:
+        defaults = extending._overload_default_jit_options
+        before = dict(defaults)
+        defaults["no_cfunc_wrapper"] = True
+        try:
+            yield
+        finally:
+            defaults.clear()
+            defaults.update(before)
 
 
 @lru_cache(maxsize=2)
