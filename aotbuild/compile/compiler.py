@@ -219,14 +219,15 @@ def compile_request(request: CompileRequest) -> CompiledObject:
 
     _check_no_svml()
     register_overloads()  # NumPy calls numba lacks, for kernels (aotbuild/compile/overloads.py)
-    module = load_module(request)
-    share_vector_math(module, request.text, GENERATED_PACKAGE, target_has_fma(request.target))
-    function = module.__dict__[request.function]
-    function = getattr(function, "compiled_function", function)  # rebound by declare.itself
-    argtypes, restype = signature_to_numba(request.signature)
-    argtypes += omitted_defaults(function, len(argtypes))
-
-    with global_compiler_lock, portable_exception_data(), native_fma(target_has_fma(request.target)):
+    fma = target_has_fma(request.target)
+    with global_compiler_lock, portable_exception_data(), native_fma(fma):
+        # Loaded for the target: Ops it compiles in (aotbuild.compile.inline) are kept per FMA setting.
+        module = load_module(request)
+        share_vector_math(module, request.text, GENERATED_PACKAGE, fma)
+        function = module.__dict__[request.function]
+        function = getattr(function, "compiled_function", function)  # rebound by declare.itself
+        argtypes, restype = signature_to_numba(request.signature)
+        argtypes += omitted_defaults(function, len(argtypes))
         tuning = llvm_tuning(request.target, request.flags.wide_vectors)
         codegen = _aot_codegen(request.symbol, request.target.cpu, tuning)
         context = cpu_target.target_context.subtarget(_internal_codegen=codegen, aot_mode=True)

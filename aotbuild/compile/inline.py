@@ -8,7 +8,10 @@ each Op it computes and calls it as a numba function of its own module, which LL
     fused_0 = inline_op(r'''<the Op's generated module>''', error_model="numpy")
 
 The region's module text still determines its code (the Ops' texts are in it), and each Op is
-compiled with the options its own module would have been.
+compiled with the options its own module would have been. A process keeps each Op it compiled in
+for later regions, once per FMA setting of the target (``has_fma()`` is folded when the Op is
+compiled: one kept for a target with FMA would put ``fma`` calls into a generic object), with the
+vector math it pastes shared (:mod:`aotbuild.compile.helpers`).
 """
 
 from __future__ import annotations
@@ -19,18 +22,23 @@ import types
 from typing import Any
 
 from .compiler import GENERATED_PACKAGE
+from .helpers import share_vector_math
+from .intrinsics import fma_target
 
 
 def inline_op(text: str, *, function: str = "op", error_model: str = "numpy", fastmath: bool = False) -> Any:
     """The ``function`` of the generated module ``text``, callable (and inlined) from numba code."""
     from numba.extending import register_jitable
 
-    name = f"{GENERATED_PACKAGE}.inline_{hashlib.sha256(text.encode()).hexdigest()[:20]}"
+    fma = fma_target()
+    digest = hashlib.sha256(text.encode()).hexdigest()[:20]
+    name = f"{GENERATED_PACKAGE}.inline_{digest}{'_fma' if fma else ''}"
     module = sys.modules.get(name)
     if module is None:
         module = types.ModuleType(name)
         module.__file__ = f"{name}.py"
         exec(compile(text, module.__file__, "exec"), module.__dict__)  # noqa: S102 (generated code)
+        share_vector_math(module, text, GENERATED_PACKAGE, fma)
         sys.modules[name] = module
     inlined = module.__dict__.get("_aot_inlined")
     if inlined is None:

@@ -230,6 +230,12 @@ def native_fma(available: bool) -> Iterator[None]:
         _TARGET_HAS_FMA[0] = before
 
 
+def fma_target() -> bool:
+    """Whether the code being compiled now is for a target with FMA (see :func:`native_fma`):
+    what ``has_fma()`` folds to, so what a compiled function may be reused for."""
+    return _TARGET_HAS_FMA[0]
+
+
 @intrinsic
 def has_fma(typingctx: Any) -> Any:
     """Whether the CPU target being compiled for has fused multiply-add (see :func:`native_fma`):
