@@ -223,7 +223,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     with global_compiler_lock, portable_exception_data(), native_fma(fma):
         # Loaded for the target: Ops it compiles in (aotbuild.compile.inline) are kept per FMA setting.
         module = load_module(request)
-        share_vector_math(module, request.text, GENERATED_PACKAGE, fma)
+        share_vector_math(module, request.text, fma)
         function = module.__dict__[request.function]
         function = getattr(function, "compiled_function", function)  # rebound by declare.itself
         argtypes, restype = signature_to_numba(request.signature)

@@ -28,22 +28,18 @@ import sys
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache
 
 from ..codegen import vecmath
-
-_IMPORTS = (
-    "import numpy as np\n"
-    "from numba.extending import register_jitable\n"
-    "from aotbuild.compile.intrinsics import fma, has_fma\n"
-)
 
 
 @contextmanager
 def without_c_wrappers() -> Iterator[None]:
     """``register_jitable`` and ``overload`` functions defined within get no ``cfunc`` wrapper
-    (numba's default options for them, which it copies when each is defined). Under numba's
-    compiler lock: two threads loading modules must not restore each other's change."""
+    (numba's default options for them, which it copies when each is defined): a generated
+    module's, and those of any module first imported meanwhile (a kernel's imports), which only
+    lose a wrapper nothing links. Under numba's compiler lock, so that two threads loading modules
+    cannot restore each other's change."""
     from numba.core import extending
     from numba.core.compiler_lock import global_compiler_lock
 
@@ -58,12 +54,17 @@ def without_c_wrappers() -> Iterator[None]:
             defaults.update(before)
 
 
-@lru_cache(maxsize=2)
-def vector_math_module(package: str, fma: bool) -> types.ModuleType:
-    """Every function of the vector math library, callees first, in one module of ``package``."""
-    name = f"{package}.vecmath_{'fma' if fma else 'no_fma'}"
+@cache
+def vector_math_module(fma: bool) -> types.ModuleType:
+    """Every function of the vector math library, callees first, in one generated module."""
+    from .compiler import GENERATED_PACKAGE
+
+    name = f"{GENERATED_PACKAGE}.vecmath_{'fma' if fma else 'no_fma'}"
     filename = f"{name.rpartition('.')[2]}.py"
-    text = _IMPORTS + "\n\n".join(vecmath.sources(sorted(vecmath.library()))) + "\n"
+    names = sorted(vecmath.library())
+    imports = ["import numpy as np", "from numba.extending import register_jitable"]
+    lines = imports + vecmath.intrinsics_import(names)
+    text = "\n".join(lines) + "\n\n\n" + "\n\n\n".join(vecmath.sources(names)) + "\n"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     module = types.ModuleType(name)
     module.__file__ = filename
@@ -73,12 +74,13 @@ def vector_math_module(package: str, fma: bool) -> types.ModuleType:
     return module
 
 
-def share_vector_math(module: types.ModuleType, text: str, package: str, fma: bool) -> None:
+def share_vector_math(module: types.ModuleType, text: str, fma: bool) -> None:
     """Rebind ``module``'s copies of vector math functions (``text`` is its source) to the
-    process-wide ones for a target with or without FMA."""
+    process-wide ones for a target with or without FMA: each function whose source, and the
+    source of every library function it calls, the text holds verbatim."""
     if not vecmath.used_in(text):
         return
-    shared = vector_math_module(package, fma)
-    for name, function in vecmath.library().items():
-        if name in module.__dict__ and function.source in text:
+    shared = vector_math_module(fma)
+    for name in vecmath.library():
+        if name in module.__dict__ and all(source in text for source in vecmath.sources([name])):
             module.__dict__[name] = shared.__dict__[name]

@@ -31,14 +31,17 @@ def inline_op(text: str, *, function: str = "op", error_model: str = "numpy", fa
     from numba.extending import register_jitable
 
     fma = fma_target()
-    digest = hashlib.sha256(text.encode()).hexdigest()[:20]
+    # Kept per process by everything its compiled code depends on: one Op's text may be compiled
+    # in with other options (its fastmath variant), or for another FMA setting.
+    key = f"{text}\0{function}\0{error_model}\0{fastmath}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
     name = f"{GENERATED_PACKAGE}.inline_{digest}{'_fma' if fma else ''}"
     module = sys.modules.get(name)
     if module is None:
         module = types.ModuleType(name)
         module.__file__ = f"{name}.py"
         exec(compile(text, module.__file__, "exec"), module.__dict__)  # noqa: S102 (generated code)
-        share_vector_math(module, text, GENERATED_PACKAGE, fma)
+        share_vector_math(module, text, fma)
         sys.modules[name] = module
     inlined = module.__dict__.get("_aot_inlined")
     if inlined is None:

@@ -4,25 +4,19 @@ setting, helpers get no C wrapper, and the objects are byte for byte what they w
 from __future__ import annotations
 
 import contextlib
+import sys
 import types
 
 import pytest
 
 from aotbuild.codegen import vecmath
-from aotbuild.compile import compiler, helpers
+from aotbuild.compile import compiler, helpers, inline
 from aotbuild.compile.compiler import CompileFlags, CompileRequest, compile_request
 from aotbuild.compile.keys import toolchain_key
 from aotbuild.compile.target import resolve_target, target_has_fma
 from aotbuild.config.signature import parse_signature
 
-
-def module_text(body: str) -> str:
-    """A module as the code generator writes one: the library functions pasted in."""
-    functions = vecmath.sources(["sin_float64"])
-    functions[0] = f"{vecmath.HEADING}\n{functions[0]}"
-    lines = ["import numpy as np", "from numba.extending import register_jitable"]
-    return "\n".join(lines + vecmath.intrinsics_import(["sin_float64"]) + functions + [body]) + "\n"
-
+from .generated import REGION_TEXT, module_text
 
 TEXT = module_text(
     "def f(x):\n"
@@ -33,10 +27,10 @@ TEXT = module_text(
 )
 
 
-def request(cpu: str, symbol: str) -> CompileRequest:
+def request(cpu: str, text: str = TEXT) -> CompileRequest:
     return CompileRequest(
-        symbol,
-        TEXT,
+        f"aot_helpers_{cpu.replace('-', '_')}",
+        text,
         "f",
         parse_signature("float64[::1](float64[::1])"),
         CompileFlags(),
@@ -45,49 +39,75 @@ def request(cpu: str, symbol: str) -> CompileRequest:
     )
 
 
-def test_a_modules_copies_become_the_shared_ones() -> None:
+def loaded(text: str) -> types.ModuleType:
     module = types.ModuleType("pasted")
-    exec(TEXT, module.__dict__)
-    helpers.share_vector_math(module, TEXT, "test_shared", fma=True)
-    with_fma = helpers.vector_math_module("test_shared", True)
-    without = helpers.vector_math_module("test_shared", False)
+    exec(text, module.__dict__)
+    return module
+
+
+def test_a_modules_copies_become_the_shared_ones() -> None:
+    module = loaded(TEXT)
+    helpers.share_vector_math(module, TEXT, fma=True)
+    with_fma, without = helpers.vector_math_module(True), helpers.vector_math_module(False)
     assert with_fma is not without
     assert module.__dict__["sin_float64"] is with_fma.__dict__["sin_float64"]
     assert module.__dict__["_reduce_pi"] is with_fma.__dict__["_reduce_pi"]  # its callees too
     assert set(vecmath.library()) <= set(vars(without))
 
 
-def test_source_that_differs_from_the_library_is_left_alone() -> None:
-    edited = TEXT.replace("def sin_float64(d):", "def sin_float64(d):  # edited")
+def test_source_that_differs_from_the_library_is_left_alone_and_so_are_its_callers() -> None:
+    edited = TEXT.replace("def _reduce_pi(d):", "def _reduce_pi(d):  # edited")
     assert edited != TEXT
-    module = types.ModuleType("edited")
-    exec(edited, module.__dict__)
-    own = module.__dict__["sin_float64"]
-    helpers.share_vector_math(module, edited, "test_shared", fma=False)
-    assert module.__dict__["sin_float64"] is own
+    module = loaded(edited)
+    own = {name: module.__dict__[name] for name in ("_reduce_pi", "sin_float64", "_upper")}
+    helpers.share_vector_math(module, edited, fma=False)
+    assert module.__dict__["_reduce_pi"] is own["_reduce_pi"]
+    assert module.__dict__["sin_float64"] is own["sin_float64"]  # it calls the edited function
+    assert module.__dict__["_upper"] is helpers.vector_math_module(False).__dict__["_upper"]
 
 
-def test_shared_objects_are_the_pasted_ones_whatever_was_compiled_before(
-    monkeypatch: pytest.MonkeyPatch,
+def compiled(cpus: tuple[str, ...], text: str) -> dict[str, bytes]:
+    return {cpu: compile_request(request(cpu, text)).data for cpu in cpus}
+
+
+@pytest.mark.parametrize("text", [TEXT, REGION_TEXT], ids=["module", "region"])
+def test_objects_are_the_pasted_ones_whatever_was_compiled_before(
+    monkeypatch: pytest.MonkeyPatch, text: str
 ) -> None:
     # Shared: an FMA target first, so the generic Op must not reuse what was compiled for it.
     assert target_has_fma(resolve_target("x86-64-v3")) and not target_has_fma(resolve_target("generic"))
-    cpus = ("x86-64-v3", "generic")
-    shared = {cpu: compile_request(request(cpu, f"aot_shared_{cpu}")).data for cpu in cpus}
-    again = compile_request(request("generic", "aot_shared_generic")).data
-    # As before: each module's own copies, each helper with numba's C wrapper.
-    monkeypatch.setattr(compiler, "share_vector_math", lambda *args, **kwargs: None)
+    shared = compiled(("x86-64-v3", "generic"), text)
+    again = compiled(("generic",), text)
+    # As before: each module's own copies, each helper with numba's C wrapper, and the Ops a
+    # region compiles in loaded afresh.
+    for module in (compiler, inline):
+        monkeypatch.setattr(module, "share_vector_math", lambda *args, **kwargs: None)
     monkeypatch.setattr(compiler, "without_c_wrappers", contextlib.nullcontext)
-    pasted = {cpu: compile_request(request(cpu, f"aot_shared_{cpu}")).data for cpu in reversed(cpus)}
+    for name in [name for name in sys.modules if name.startswith(f"{compiler.GENERATED_PACKAGE}.inline_")]:
+        monkeypatch.delitem(sys.modules, name)
+    pasted = compiled(("generic", "x86-64-v3"), text)
     assert shared == pasted
-    assert again == pasted["generic"]
+    assert again["generic"] == pasted["generic"]
     assert pasted["generic"] != pasted["x86-64-v3"]
 
 
-def test_numbas_defaults_come_back_even_after_an_error() -> None:
+def test_helpers_get_no_c_wrapper_and_numbas_defaults_come_back() -> None:
     from numba.core import extending
 
     before = dict(extending._overload_default_jit_options)
+    compiler.load_module(request("generic"))
+    module = sys.modules[f"{compiler.GENERATED_PACKAGE}.aot_helpers_generic"]
+    template = extending._overload_default_jit_options  # untouched after the load
+    assert template == before
+    # the helper's overload, as numba registered it while the module loaded
+    from numba.core.typing.templates import _OverloadFunctionTemplate
+
+    options = [
+        t._jit_options
+        for t in _OverloadFunctionTemplate.__subclasses__()
+        if getattr(t, "_overload_func", None) is not None and t.key is module.__dict__["_upper"]
+    ]
+    assert options and all(o.get("no_cfunc_wrapper") is True for o in options)
     with pytest.raises(ZeroDivisionError), helpers.without_c_wrappers():
         assert extending._overload_default_jit_options["no_cfunc_wrapper"] is True
         1 / 0  # noqa: B018
