@@ -81,15 +81,15 @@ def requests() -> list:
 @contextlib.contextmanager
 def pasted():
     """Compiling as before the change: each module's own copies, with numba's C wrappers."""
-    from aotbuild.compile import compiler
+    from aotbuild.compile import compiler, helpers
 
-    saved = compiler.share_vector_math, compiler.without_c_wrappers
+    saved = compiler.share_vector_math, helpers.without_c_wrappers
     compiler.share_vector_math = lambda *args, **kwargs: None
-    compiler.without_c_wrappers = contextlib.nullcontext
+    helpers.without_c_wrappers = contextlib.nullcontext
     try:
         yield
     finally:
-        compiler.share_vector_math, compiler.without_c_wrappers = saved
+        compiler.share_vector_math, helpers.without_c_wrappers = saved
 
 
 def compile_all(batch: list, mode: str) -> tuple[float, dict[str, bytes]]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import linecache
 import re
-import sys
 import types
 import warnings
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from typing import Any
 
 from ..errors import CompileError
 from ..types import Signature
-from .helpers import share_vector_math, without_c_wrappers
+from .helpers import exec_generated, share_vector_math
 from .target import Target, llvm_tuning, target_has_fma
 
 #: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
@@ -143,8 +142,6 @@ def _check_no_svml() -> None:
 def load_module(request: CompileRequest) -> types.ModuleType:
     """Execute the generated module text as a fresh module, traceable by numba and linecache."""
     name = f"{GENERATED_PACKAGE}.{request.symbol}"
-    module = types.ModuleType(name)
-    module.__file__ = request.filename
     filename = request.filename
     tree = ast.parse(request.text, filename)
     directive = SOURCE_DIRECTIVE.search(request.text)
@@ -158,11 +155,7 @@ def load_module(request: CompileRequest) -> types.ModuleType:
                 ast.increment_lineno(node, shift)
     else:
         linecache.cache[filename] = (len(request.text), None, request.text.splitlines(True), filename)
-    code = compile(tree, filename, "exec")
-    sys.modules[name] = module
-    with without_c_wrappers():  # its helpers are only called from compiled code
-        exec(code, module.__dict__)
-    return module
+    return exec_generated(name, request.filename, compile(tree, filename, "exec"))
 
 
 _LOCATION = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')

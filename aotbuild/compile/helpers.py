@@ -16,7 +16,8 @@ of the compile time of the Ops that have them. Two things numba did for them tha
   (:func:`aotbuild.compile.intrinsics.native_fma`), so there is one copy per FMA setting.
 * **a C-callable wrapper of each helper** (numba's ``cfunc`` wrapper, 11% of the compile time
   of the example project's Ops that have helpers): helpers are only called from compiled code.
-  :func:`without_c_wrappers` leaves it out of helpers defined while a module is loaded.
+  :func:`without_c_wrappers` leaves it out of helpers defined while a module is loaded
+  (:func:`exec_generated`, which every generated module goes through).
 
 Either way the objects are byte for byte what they were (``tests/compile/test_helpers.py``).
 """
@@ -54,6 +55,22 @@ def without_c_wrappers() -> Iterator[None]:
             defaults.update(before)
 
 
+def exec_generated(name: str, filename: str, code: types.CodeType) -> types.ModuleType:
+    """Run generated code as the module ``name`` (registered in ``sys.modules``, where numba
+    looks functions' modules up; removed again if the code fails), its helpers without C
+    wrappers."""
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    try:
+        with without_c_wrappers():  # its helpers are only called from compiled code
+            exec(code, module.__dict__)  # noqa: S102 (generated code)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
 @cache
 def vector_math_module(fma: bool) -> types.ModuleType:
     """Every function of the vector math library, callees first, in one generated module."""
@@ -66,12 +83,7 @@ def vector_math_module(fma: bool) -> types.ModuleType:
     lines = imports + vecmath.intrinsics_import(names)
     text = "\n".join(lines) + "\n\n\n" + "\n\n\n".join(vecmath.sources(names)) + "\n"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    module = types.ModuleType(name)
-    module.__file__ = filename
-    sys.modules[name] = module
-    with without_c_wrappers():
-        exec(compile(text, filename, "exec"), module.__dict__)
-    return module
+    return exec_generated(name, filename, compile(text, filename, "exec"))
 
 
 def share_vector_math(module: types.ModuleType, text: str, fma: bool) -> None:

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import types
 from typing import Any
 
 from .compiler import GENERATED_PACKAGE
-from .helpers import share_vector_math
+from .helpers import exec_generated, share_vector_math
 from .intrinsics import fma_target
 
 
@@ -38,11 +37,8 @@ def inline_op(text: str, *, function: str = "op", error_model: str = "numpy", fa
     name = f"{GENERATED_PACKAGE}.inline_{digest}{'_fma' if fma else ''}"
     module = sys.modules.get(name)
     if module is None:
-        module = types.ModuleType(name)
-        module.__file__ = f"{name}.py"
-        exec(compile(text, module.__file__, "exec"), module.__dict__)  # noqa: S102 (generated code)
+        module = exec_generated(name, f"{name}.py", compile(text, f"{name}.py", "exec"))
         share_vector_math(module, text, fma)
-        sys.modules[name] = module
     inlined = module.__dict__.get("_aot_inlined")
     if inlined is None:
         options: dict[str, Any] = {"forceinline": True, "error_model": error_model}

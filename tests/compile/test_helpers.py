@@ -82,7 +82,7 @@ def test_objects_are_the_pasted_ones_whatever_was_compiled_before(
     # region compiles in loaded afresh.
     for module in (compiler, inline):
         monkeypatch.setattr(module, "share_vector_math", lambda *args, **kwargs: None)
-    monkeypatch.setattr(compiler, "without_c_wrappers", contextlib.nullcontext)
+    monkeypatch.setattr(helpers, "without_c_wrappers", contextlib.nullcontext)
     for name in [name for name in sys.modules if name.startswith(f"{compiler.GENERATED_PACKAGE}.inline_")]:
         monkeypatch.delitem(sys.modules, name)
     pasted = compiled(("generic", "x86-64-v3"), text)
