@@ -167,7 +167,7 @@ def _picture_command(package: Path, args: argparse.Namespace) -> int:
     manifest = read_manifest(package)
     profile = Path(args.profile) if args.profile else None
     if args.graph:
-        text = draw_graph(package, manifest, args.graph, form, profile, True if args.contiguous else None)
+        text = draw_graph(package, manifest, args.graph, form, profile, args.contiguous)
     elif profile is not None:
         text = draw_profile(manifest, profile, form)
     else:

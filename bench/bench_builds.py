@@ -40,6 +40,7 @@ import workloads
 from common import (
     BENCH,
     REPO,
+    WRITE_BYTECODE,
     Measured,
     export_head,
     folder_size,
@@ -167,9 +168,10 @@ def import_seconds(package_dir: Path, name: str, repeats: int) -> float:
     """The import's median over new processes, from cached bytecode as an installed package has
     it (a first run writes it where PYTHONDONTWRITEBYTECODE is set for every process)."""
     code = IMPORT.format(path=str(package_dir), name=name)
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    measure([sys.executable, "-c", code])
-    samples = [measure([sys.executable, "-c", code]).last_line for _ in range(max(5, repeats))]
+    measure([sys.executable, "-c", code], WRITE_BYTECODE)
+    samples = [
+        measure([sys.executable, "-c", code], WRITE_BYTECODE).last_line for _ in range(max(5, repeats))
+    ]
     return statistics.median(json.loads(sample)["import"] for sample in samples)
 
 

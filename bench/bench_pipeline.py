@@ -13,14 +13,23 @@ Machines here are shared and noisy: timings are medians (builds, imports) or bes
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from common import BENCH, REPO, measured_by, median_of, microseconds, python_json, run, write_section
+from common import (
+    BENCH,
+    REPO,
+    WRITE_BYTECODE,
+    measured_by,
+    median_of,
+    microseconds,
+    python_json,
+    run,
+    write_section,
+)
 
 
 def build_figures(work: Path) -> dict[str, float]:
@@ -88,19 +97,20 @@ print(json.dumps({{"import": imported, "first_call": first}}))
 
 
 def import_figures(builds: dict) -> dict[str, dict[str, float]]:
+    # Imports as an installed package runs them: from cached bytecode (the first run of each
+    # writes it: common.WRITE_BYTECODE).
+    def imported(code: str, env: dict[str, str] | None = None) -> dict:
+        return python_json(code, {**WRITE_BYTECODE, **(env or {})})
+
     def medians(code: str, env: dict[str, str] | None = None, count: int = 7) -> dict[str, float]:
-        samples = [python_json(code, env) for _ in range(count)]
+        samples = [imported(code, env) for _ in range(count)]
         return {key: statistics.median(s[key] for s in samples) for key in samples[0]}
 
-    # Imports as an installed package runs them: from cached bytecode. Some machines set
-    # PYTHONDONTWRITEBYTECODE for every process; the first run of each then writes the bytecode
-    # the measured runs read.
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    python_json(IMPORT_AOTBUILD.format(path=builds["package_dir"]))
-    python_json(IMPORT_PYCC.format(path=builds["pycc_dir"]))
+    imported(IMPORT_AOTBUILD.format(path=builds["package_dir"]))
+    imported(IMPORT_PYCC.format(path=builds["pycc_dir"]))
     cache_dir = tempfile.mkdtemp(prefix="numba-cache-")
     cached_env = {"NUMBA_PEER_CACHE": "1", "NUMBA_CACHE_DIR": cache_dir}
-    python_json(IMPORT_NUMBA.format(bench=str(BENCH)), cached_env)  # fill the cache
+    imported(IMPORT_NUMBA.format(bench=str(BENCH)), cached_env)  # fill the cache
     figures = {
         "aotbuild": medians(IMPORT_AOTBUILD.format(path=builds["package_dir"])),
         "numba JIT (cold)": medians(IMPORT_NUMBA.format(bench=str(BENCH)), count=3),

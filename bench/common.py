@@ -23,6 +23,13 @@ BENCH = REPO / "bench"
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
+#: The environment of a run that imports as an installed package does, from cached bytecode: some
+#: machines set PYTHONDONTWRITEBYTECODE for every process (empty is unset, to Python), and the
+#: first such run then writes the bytecode the measured ones read. Only for those runs: builds
+#: keep the machine's setting.
+WRITE_BYTECODE = {"PYTHONDONTWRITEBYTECODE": ""}
+
+
 def run(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
     """Seconds ``command`` took; it must succeed."""
     started = time.perf_counter()

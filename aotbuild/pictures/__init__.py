@@ -30,17 +30,17 @@ def draw_graph(
     name: str,
     form: str,
     profile: Path | None = None,
-    contiguous: bool | None = None,
+    contiguous: bool = False,
 ) -> str:
     """Graph ``name`` in ``form`` (svg, dot or html), coloured by the saved ``profile`` if given.
-    ``contiguous``: draw the variant for C-contiguous arrays (True), the general one (False), or
-    (None) the general one, unless the profile timed more of the contiguous variant's Ops."""
-    picture = graph_picture(package, manifest, name, contiguous=bool(contiguous))
+    ``contiguous``: draw the variant for C-contiguous arrays; else the general one, unless the
+    profile timed more of the contiguous variant's Ops."""
+    picture = graph_picture(package, manifest, name, contiguous=contiguous)
     timings = None
     if profile is not None:
         loaded = load_profile(profile, manifest)
         timings = box_timings(picture, loaded, manifest)
-        if contiguous is None and has_contiguous_variant(manifest, name):
+        if not contiguous and has_contiguous_variant(manifest, name):
             variant = graph_picture(package, manifest, name, contiguous=True)
             variant_timings = box_timings(variant, loaded, manifest)
             if len(variant_timings) > len(timings):

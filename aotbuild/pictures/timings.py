@@ -93,7 +93,10 @@ def load_profile(path: Path, manifest: dict[str, Any]) -> Profile:
 def graph_total(profile: Profile, manifest: dict[str, Any], graph: str) -> Row | None:
     """A graph's own total, if it ran: the rows of its entries together (each signature's, each
     ufunc loop's variant is timed as a whole by the entry that calls it)."""
-    entries = entry_symbols(manifest["graphs"][graph])
+    return _total(profile, graph, entry_symbols(manifest["graphs"][graph]))
+
+
+def _total(profile: Profile, graph: str, entries: set[str]) -> Row | None:
     scope = f"graph {graph}"
     rows = [row for row in profile.rows if row.scope == scope and row.symbol in entries]
     if not rows:
@@ -160,14 +163,9 @@ def per_scope(
         if only is not None and scope != f"graph {only}":
             continue
         graph = scope.removeprefix("graph ") if scope.startswith("graph ") else None
-        total = (
-            graph_total(profile, manifest, graph)
-            if graph is not None and graph in manifest["graphs"]
-            else None
-        )
-        entries = (
-            entry_symbols(manifest["graphs"][graph]) if total is not None and graph is not None else set()
-        )
+        record = manifest["graphs"].get(graph) if graph is not None else None
+        entries = entry_symbols(record) if record is not None else set()
+        total = _total(profile, graph, entries) if graph is not None and record is not None else None
         rows = [row for row in profile.rows if row.scope == scope and row.symbol not in entries]
         sections.append((scope, total, sorted(rows, key=lambda row: (-row.seconds, row.symbol))))
     if only is not None and not sections:
