@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..graph import Graph
 from ..trace.kernels import KernelUnit
@@ -17,7 +18,9 @@ def render_kernel(
 
     ``rendered`` maps unit keys to modules already produced (shared helpers render once);
     ``region_entry`` gives the entry module of a traced region's graph (the planner renders
-    it and the Ops it calls, which the caller adds to the build itself).
+    it and the Ops it calls, which the caller adds to the build itself). A kernel compiles its
+    regions in (:func:`aotbuild.compile.inline.compile_in`); each is still a module of its own,
+    which the pictures and profiles show.
     """
     if unit.key in rendered:
         return []
@@ -34,12 +37,16 @@ def render_kernel(
             calls.append(callee.symbol)
         helpers.append({"name": name, "variants": declarations, "parameters": repr(parameters)})
     regions = []
+    compiled_in: list[str] = []
+    wide_vectors = False
     for name, graphs in unit.regions:
         declarations = []
         for graph in graphs:
             entry = region_entry(graph)
             declarations.append(f"{entry.symbol}: {entry.signature}")
             calls.append(entry.symbol)
+            compiled_in.append(entry.symbol)
+            wide_vectors |= entry.flags.wide_vectors
         where = graphs[0].config.function.split(" (", 1)[-1].rstrip(")")
         title = f"the array statements at {where}, traced"
         regions.append(
@@ -73,8 +80,10 @@ def render_kernel(
         text=text,
         function=unit.name,
         signature=unit.signature,
-        flags=unit.flags,
+        # a region's vector math keeps its wide vectors in the kernel it is compiled into
+        flags=replace(unit.flags, wide_vectors=True) if wide_vectors else unit.flags,
         calls=tuple(sorted(set(calls))),
+        compiled_in=tuple(sorted(set(compiled_in))),
     )
     rendered[unit.key] = module
     modules.append(module)

@@ -54,6 +54,10 @@ class OpModule:
     """Cython exports the module calls (by :attr:`CythonExport.symbol`), which the package
     resolves at run time."""
 
+    compiled_in: tuple[str, ...] = ()
+    """Symbols of the modules (among :attr:`calls`) compiled into this one's object rather than
+    called: a kernel's regions."""
+
     @property
     def filename(self) -> str:
         return f"{self.symbol}.py"
@@ -102,12 +106,13 @@ def op_module(
     signature: Signature,
     flags: CompileFlags,
     calls: tuple[str, ...] = (),
+    compiled_in: tuple[str, ...] = (),
 ) -> OpModule:
     if vecmath.used_in(text):
         flags = replace(flags, wide_vectors=True)
     symbol = make_symbol(name, text, function, signature, flags)
     externals = cython_exports_in(text)
-    return OpModule(symbol, kind, title, text, function, signature, flags, calls, externals)
+    return OpModule(symbol, kind, title, text, function, signature, flags, calls, externals, compiled_in)
 
 
 _CYTHON_EXPORT = re.compile(r'\bcython_export\("([\w.]+)", "(\w+)", "[^"]*"\)')
@@ -138,6 +143,7 @@ def with_flags(module: OpModule, flags: CompileFlags) -> OpModule:
         signature=module.signature,
         flags=flags,
         calls=module.calls,
+        compiled_in=module.compiled_in,
     )
 
 

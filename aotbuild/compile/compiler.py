@@ -102,6 +102,17 @@ class CompileFlags:
 
 
 @dataclass(frozen=True)
+class CompiledIn:
+    """A module compiled into the requested one rather than called by declaration (a kernel's
+    traced region: :func:`aotbuild.compile.inline.compile_in`)."""
+
+    symbol: str
+    text: str
+    function: str
+    flags: CompileFlags
+
+
+@dataclass(frozen=True)
 class CompileRequest:
     symbol: str
     text: str
@@ -114,6 +125,9 @@ class CompileRequest:
 
     adapter: bool = False
     """Also export the C adapter ``<symbol>_c`` (graph entries)."""
+
+    compiled_in: tuple[CompiledIn, ...] = ()
+    """The modules the text names by symbol (``_aot_compile_in``) to compile into this object."""
 
     @property
     def filename(self) -> str:
@@ -206,6 +220,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
 
     from .adapter import ADAPTER_SUFFIX, emit_adapter
     from .exceptions import portable_exception_data
+    from .inline import compiled_in
     from .intrinsics import native_fma
     from .numba_types import omitted_defaults, signature_to_numba
     from .overloads import register as register_overloads
@@ -213,7 +228,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     _check_no_svml()
     register_overloads()  # NumPy calls numba lacks, for kernels (aotbuild/compile/overloads.py)
     fma = target_has_fma(request.target)
-    with global_compiler_lock, portable_exception_data(), native_fma(fma):
+    with global_compiler_lock, portable_exception_data(), native_fma(fma), compiled_in(request.compiled_in):
         # Loaded for the target: Ops it compiles in (aotbuild.compile.inline) are kept per FMA setting.
         module = load_module(request)
         share_vector_math(module, request.text, fma)

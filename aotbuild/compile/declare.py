@@ -25,7 +25,7 @@ from ..config.signature import parse_signature
 from .numba_types import signature_to_numba
 
 
-class _Variant:
+class Variant:
     def __init__(self, text: str) -> None:
         symbol, sep, signature = text.partition(":")
         if not sep or not symbol.strip():
@@ -44,6 +44,9 @@ class _Variant:
                 return False
         return True
 
+    def chosen(self, typingctx: Any) -> None:
+        """The typing picked this variant for a call (one compiled in types its code here)."""
+
     def codegen(self, context: Any, builder: Any, signature: Any, args: Any) -> Any:
         call_conv = context.call_conv
         function_type = call_conv.get_function_type(self.restype, self.argtypes)
@@ -60,7 +63,12 @@ def declare(*variants: str, parameters: str | None = None) -> Any:
     """An intrinsic calling the compiled symbol(s) described by ``"symbol: signature"``."""
     if not variants:
         raise ValueError("declare() needs at least one 'symbol: signature'")
-    parsed = [_Variant(text) for text in variants]
+    return declaration([Variant(text) for text in variants], parameters)
+
+
+def declaration(parsed: list[Variant], parameters: str | None) -> Any:
+    """The intrinsic of :func:`declare`, over variants already parsed (a variant decides how a
+    call of it is compiled: :mod:`aotbuild.compile.inline` compiles some in)."""
     arity = len(parsed[0].argtypes)
     if any(len(v.argtypes) != arity for v in parsed):
         raise ValueError("all variants of a declaration take the same number of arguments")
@@ -70,6 +78,7 @@ def declare(*variants: str, parameters: str | None = None) -> Any:
         for exact in (True, False):
             for variant in parsed:
                 if variant.accepts(typingctx, args, exact):
+                    variant.chosen(typingctx)
                     return variant.restype(*variant.argtypes), variant.codegen
         return None
 

@@ -45,7 +45,7 @@ def without_c_wrappers() -> Iterator[None]:
     from numba.core.compiler_lock import global_compiler_lock
 
     with global_compiler_lock:
-        defaults = extending._overload_default_jit_options
+        defaults = extending._overload_default_jit_options  # type: ignore[attr-defined]
         before = dict(defaults)
         defaults["no_cfunc_wrapper"] = True
         try:

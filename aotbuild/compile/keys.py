@@ -1,7 +1,7 @@
 """Cache keys of compiled Ops: everything that decides an object's bytes, and nothing else.
 
 The key of an Op is a sha256 over its generated module text (a kernel's module holds every
-helper's source), its function, signature and numba flags, whether it exports a C adapter, the
+helper's source), the modules compiled into it (a kernel's regions), its function, signature and numba flags, whether it exports a C adapter, the
 resolved CPU and features, aotbuild's code-generation version, and the toolchain: numba,
 llvmlite, NumPy and Python versions and numba's optimisation level. A compile worker compares
 the toolchain a request was keyed with against its own and refuses a job it would compile
@@ -60,16 +60,17 @@ def key_of(parts: dict[str, str]) -> str:
 def op_key(request: CompileRequest) -> str:
     from ..codegen.module import CODEGEN_VERSION
 
-    return key_of(
-        {
-            "codegen": CODEGEN_VERSION,
-            "text": request.text,
-            "function": request.function,
-            "signature": str(request.signature),
-            "flags": repr(request.flags),
-            "adapter": str(request.adapter),
-            "cpu": request.target.cpu,
-            "features": request.target.features,
-            "toolchain": request.toolchain,
-        }
-    )
+    parts = {
+        "codegen": CODEGEN_VERSION,
+        "text": request.text,
+        "function": request.function,
+        "signature": str(request.signature),
+        "flags": repr(request.flags),
+        "adapter": str(request.adapter),
+        "cpu": request.target.cpu,
+        "features": request.target.features,
+        "toolchain": request.toolchain,
+    }
+    for module in request.compiled_in:  # named by content hash in the text; keyed all the same
+        parts[f"compiled in {module.symbol}"] = f"{module.text}\0{module.function}\0{module.flags!r}"
+    return key_of(parts)

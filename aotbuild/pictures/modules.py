@@ -104,7 +104,7 @@ def _callees(tree: ast.Module, lines: list[str]) -> dict[str, Callee]:
         above = [line.strip() for line in lines[max(0, statement.lineno - 3) : statement.lineno - 1]]
         comments = [line[1:].strip() for line in above if line.startswith("#")]
         variants = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-        if call.func.id in ("declare", "_aot_declare") and variants:
+        if call.func.id in ("declare", "_aot_declare", "_aot_compile_in") and variants:
             # a kernel's helper may be declared with several variants ("symbol: signature"):
             # the name calls the first; each is an Op of its own
             for index, declared in enumerate(variants):

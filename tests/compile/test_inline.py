@@ -1,14 +1,18 @@
 """Ops compiled into a region's module (aotbuild.compile.inline): kept per FMA setting, so a
 process that compiled a region for a target with FMA compiles the same region for another target
-as if it had not (one object per key, whatever was compiled before)."""
+as if it had not (one object per key, whatever was compiled before). A kernel compiles its
+regions in: its object does not call them."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
 
-from aotbuild.compile.compiler import CompileFlags, CompileRequest, compile_request
+import pytest
+
+from aotbuild.compile.compiler import CompiledIn, CompileFlags, CompileRequest, compile_request
 from aotbuild.compile.keys import toolchain_key
 from aotbuild.compile.target import resolve_target
 from aotbuild.config.signature import parse_signature
@@ -49,3 +53,43 @@ def test_a_region_compiles_the_same_whatever_target_came_before() -> None:
     assert generic == alone("generic")
     assert first == again == alone("x86-64-v3")
     assert generic != first
+
+
+REGION = "aot_region_doubled_0123456789abcdef"
+
+
+def kernel(how: str) -> CompileRequest:
+    """A kernel calling the region of REGION_TEXT in a loop, by ``how``: ``_aot_declare`` or
+    ``_aot_compile_in``."""
+    module = "declare import declare" if how == "_aot_declare" else "inline import compile_in"
+    text = (
+        "import numpy as np\n"
+        f"from aotbuild.compile.{module} as {how}\n\n"
+        f'_aot_region_0 = {how}("{REGION}: float64[::1](float64[::1])", parameters="x")\n\n\n'
+        "def k(x, n):\n"
+        "    for _ in range(n):\n"
+        "        x = _aot_region_0(x)\n"
+        "    return x\n"
+    )
+    return CompileRequest(
+        f"aot_k_{how.strip('_')}",
+        text,
+        "k",
+        parse_signature("float64[::1](float64[::1], int64)"),
+        CompileFlags(),
+        resolve_target("generic"),
+        toolchain_key(),
+        compiled_in=(CompiledIn(REGION, REGION_TEXT, "f", CompileFlags()),),
+    )
+
+
+def test_a_kernel_compiles_its_region_in_rather_than_calling_it() -> None:
+    assert REGION in compile_request(kernel("_aot_declare")).needed
+    compiled_in = compile_request(kernel("_aot_compile_in"))
+    assert REGION not in compiled_in.needed
+    assert not [symbol for symbol in compiled_in.needed if symbol.startswith("aot_")]
+
+
+def test_a_region_the_request_does_not_carry_is_an_error() -> None:
+    with pytest.raises(LookupError, match=f"{REGION}: compiled in, but the compile request"):
+        compile_request(dataclasses.replace(kernel("_aot_compile_in"), compiled_in=()))

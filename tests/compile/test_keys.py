@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from aotbuild.compile import keys
-from aotbuild.compile.compiler import CompileFlags, CompileRequest
+from aotbuild.compile.compiler import CompiledIn, CompileFlags, CompileRequest
 from aotbuild.compile.target import Target
 from aotbuild.config.signature import parse_signature
 
@@ -21,6 +21,8 @@ BASE = CompileRequest(
     "numba=0.68.1;llvmlite=0.50.0;numpy=2.4.0;python=3.11.7;numba_opt=3",
 )
 
+REGION = CompiledIn("aot_r_0123456789abcdef", "def r(x):\n    return x * 2.0\n", "r", CompileFlags())
+
 
 @pytest.mark.parametrize(
     "change",
@@ -33,6 +35,7 @@ BASE = CompileRequest(
         pytest.param({"flags": CompileFlags(boundscheck=True)}, id="boundscheck"),
         pytest.param({"flags": CompileFlags(wide_vectors=True)}, id="wide-vectors"),
         pytest.param({"adapter": True}, id="c-adapter"),
+        pytest.param({"compiled_in": (REGION,)}, id="compiled-in"),
         pytest.param({"target": Target("host", "skylake", "")}, id="cpu"),
         pytest.param({"target": Target("generic", "generic", "+avx2")}, id="cpu-features"),
         pytest.param(
@@ -43,6 +46,21 @@ BASE = CompileRequest(
 )
 def test_each_ingredient_changes_the_key(change: dict) -> None:
     assert keys.op_key(dataclasses.replace(BASE, **change)) != keys.op_key(BASE)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param({"text": "def r(x):\n    return x * 3.0\n"}, id="text"),
+        pytest.param({"function": "s"}, id="function"),
+        pytest.param({"flags": CompileFlags(fastmath=True)}, id="flags"),
+    ],
+)
+def test_what_a_request_compiles_in_changes_the_key(change: dict) -> None:
+    """Its symbol, in the text, is a hash of it already; the key does not rely on that."""
+    with_region = dataclasses.replace(BASE, compiled_in=(REGION,))
+    changed = dataclasses.replace(BASE, compiled_in=(dataclasses.replace(REGION, **change),))
+    assert keys.op_key(changed) != keys.op_key(with_region)
 
 
 def test_the_configured_target_name_is_not_an_ingredient() -> None:
