@@ -160,3 +160,58 @@ def test_a_profile_of_nothing_is_not_saved(profiled, tmp_path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert "ValueError: nothing to save: no graph ran inside `with runtime_ext.profile():`" in done.stderr
     assert not (tmp_path / "p.json").exists()
+
+
+OVERLOADED_TOML = """
+[package]
+name = "overloaded_profile"
+
+[graphs.doubled_sum]
+function = "model:doubled_sum"
+signature = ["float64(float64[::1])", "float32(float32[::1])"]
+"""
+
+OVERLOADED_SCRIPT = """
+import io, json, sys
+sys.path.insert(0, {folder!r})
+import numpy as np
+import overloaded_profile
+
+printed = io.StringIO()
+with overloaded_profile.profile(file=printed) as report:
+    for _ in range(30):
+        overloaded_profile.doubled_sum(np.ones(1000))
+    for _ in range(20):
+        overloaded_profile.doubled_sum(np.ones(1000, np.float32))
+print(json.dumps({{"rows": report.rows, "table": printed.getvalue()}}))
+"""
+
+
+def test_the_table_totals_a_graph_over_every_signatures_entry(tmp_path) -> None:
+    """Each signature's entry times its own calls: the graph's line adds them up, and neither
+    is listed among the Ops (as ``aotbuild inspect --profile`` counts them)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "graphs.toml").write_text(OVERLOADED_TOML)
+    (project / "model.py").write_text(
+        "import numpy as np\n\n\ndef doubled_sum(x):\n    return np.sum(x * 2)\n"
+    )
+    result = build(
+        project / "graphs.toml", out_dir=str(tmp_path / "out"), profile=True, progress=Progress(quiet=True)
+    )
+    script = OVERLOADED_SCRIPT.format(folder=str(result.package_dir.parent))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    manifest = json.loads((result.package_dir / "manifest.json").read_text())
+    graph = manifest["graphs"]["doubled_sum"]
+    entries = {record["entry"] for record in graph["overloads"]}
+    assert len(entries) == 2 and set(graph["entries"]) == entries
+    totals = {symbol: (calls, seconds) for _, symbol, _, calls, seconds in seen["rows"] if symbol in entries}
+    assert sorted(calls for calls, _ in totals.values()) == [20, 30]
+    lines = seen["table"].splitlines()
+    assert lines[0].startswith("graph doubled_sum: 50 call(s)"), lines[0]
+    titles = {manifest["ops"][symbol]["title"][:56] for symbol in entries}
+    assert not [line for line in lines[1:] if any(title in line for title in titles)], (
+        "an entry listed as an Op"
+    )

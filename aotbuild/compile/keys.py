@@ -1,11 +1,12 @@
 """Cache keys of compiled Ops: everything that decides an object's bytes, and nothing else.
 
 The key of an Op is a sha256 over its generated module text (a kernel's module holds every
-helper's source), the modules compiled into it (a kernel's regions), its function, signature and numba flags, whether it exports a C adapter, the
-resolved CPU and features, aotbuild's code-generation version, and the toolchain: numba,
-llvmlite, NumPy and Python versions and numba's optimisation level. A compile worker compares
-the toolchain a request was keyed with against its own and refuses a job it would compile
-differently, so a mismatched worker can never poison a shared cache.
+helper's source), the modules compiled into it (a kernel's regions), its function, signature and
+numba flags, whether it exports a C adapter, the resolved CPU and features, aotbuild's
+code-generation version, and the toolchain: numba, llvmlite, NumPy and Python versions and
+numba's optimisation level. A compile worker compares the toolchain a request was keyed with
+against its own and refuses a job it would compile differently, so a mismatched worker can never
+poison a shared cache.
 """
 
 from __future__ import annotations

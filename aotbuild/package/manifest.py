@@ -17,6 +17,7 @@ from ..link.linalg import PROVIDERS
 from ..link.ufunc_entry import in_order_loop
 from ..trace.used import UsedGraph
 from .ownership import MANIFEST_FORMAT
+from .records import entry_symbols
 
 
 def build_manifest(
@@ -54,6 +55,7 @@ def build_manifest(
             "writes": _written(graph_plan),
             **_regions(graph_plan),
         }
+        graphs[config.name]["entries"] = sorted(entry_symbols(graphs[config.name]))
     ops = {}
     for module in plan.modules:
         obj = objects[module.symbol]

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from ..inspect import declared_signatures
+from ..package.records import signature_records
 from .modules import (
     Callee,
     Module,
     PictureError,
     op_heading,
     read_module,
-    signature_records,
     split_signature,
     tuple_items,
 )

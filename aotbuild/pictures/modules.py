@@ -146,13 +146,6 @@ def _traced_statements(lines: list[str]) -> dict[str, str]:
     return found
 
 
-def signature_records(graph: dict[str, Any]) -> list[dict[str, Any]]:
-    """A graph's manifest records, one per declared signature, each with its ``entry`` (and
-    variants): a ufunc's or gufunc's loops, a name's overloads, or the graph's own record."""
-    loops = graph.get("ufunc", graph.get("gufunc", {})).get("loops")
-    return loops or graph.get("overloads") or [graph]
-
-
 def split_signature(signature: str) -> tuple[list[str], str]:
     """The argument types and the result type of ``signature``, as text."""
     if not signature:

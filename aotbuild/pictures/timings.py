@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .modules import PictureError, signature_records
+from ..package.records import entry_symbols
+from .modules import PictureError
 from .picture import Picture
 
 #: What ``report.save`` writes in its ``format`` field (templates/package/_profile.py.j2).
@@ -103,15 +104,6 @@ def _total(profile: Profile, graph: str, entries: set[str]) -> Row | None:
         return None
     calls, seconds = sum(row.calls for row in rows), sum(row.seconds for row in rows)
     return Row(scope, rows[0].symbol if len(rows) == 1 else "", f"graph {graph}", calls, seconds)
-
-
-def entry_symbols(graph: dict[str, Any]) -> set[str]:
-    """Every entry of a graph's manifest record: per signature, per variant, per ufunc loop."""
-    entries = set()
-    for record in [graph, *signature_records(graph)]:
-        entries |= {record.get("entry"), record.get("contiguous_entry"), record.get("in_order_entry")}
-        entries |= set(record.get("broadcast_entries", {}).values())
-    return {entry for entry in entries if entry}
 
 
 def box_timings(picture: Picture, profile: Profile, manifest: dict[str, Any]) -> dict[str, Timing]:
