@@ -129,7 +129,7 @@ def _compile(
     from_store: set[str] = set()  # found in the store a fleet shares, not the local cache
     missing: dict[str, CompileRequest] = {}
     keys: dict[str, str] = {}
-    for module in plan.modules:
+    for module in plan.compiled:
         request = CompileRequest(
             module.symbol,
             module.text,
@@ -154,7 +154,7 @@ def _compile(
             defined, needed = entry.record["defined"], entry.record["needed"]
             found[module.symbol] = CompiledObject(module.symbol, entry.data, tuple(defined), tuple(needed))
     progress.count_ops(
-        len(plan.modules), len(found), local_workers(len(missing), jobs, executor), len(from_store)
+        len(plan.compiled), len(found), local_workers(len(missing), jobs, executor), len(from_store)
     )
     timings = []
     results = run_jobs(slowest_first(list(missing.values())), jobs=jobs, executor=executor)
@@ -180,7 +180,7 @@ def _compile(
     finally:
         results.close()
     timings.sort(key=lambda timing: (-timing.seconds, timing.symbol))
-    return {symbol: found[symbol] for symbol in modules}, timings, len(from_store)
+    return {module.symbol: found[module.symbol] for module in plan.compiled}, timings, len(from_store)
 
 
 def _located(exc: CompileError, title: str, modules_dir: Path, project: ProjectConfig) -> CompileError:
@@ -371,7 +371,7 @@ def _build_locked(
             timings += compiled_now
             for_target = f" for {cpu.name}" if len(cpus) > 1 else ""
             progress.end(
-                f"{len(compiled_now)} object(s) compiled, {len(plan.modules) - len(compiled_now)} "
+                f"{len(compiled_now)} object(s) compiled, {len(plan.compiled) - len(compiled_now)} "
                 f"from cache{f' ({shared} from the shared cache)' if shared else ''}{for_target}"
             )
     timings.sort(key=lambda timing: (-timing.seconds, timing.symbol))

@@ -166,6 +166,24 @@ def test_the_kernel_module_calls_its_regions_where_the_statements_were(built) ->
     assert text.count("= inline_op(") == 3 and "declare(" not in text
 
 
+def test_regions_are_compiled_into_their_kernels_objects_alone(built, package, manifest) -> None:
+    """No region has an object, nor a symbol in the shared object: the kernel's object holds its
+    code (no call between objects per iteration); its module is kept, for reading and pictures."""
+    regions = {symbol: op for symbol, op in manifest["ops"].items() if op["kind"] == "region"}
+    assert len(regions) >= 10
+    linked = {symbol for symbol, _ in package._native._symbol_addresses()}
+    modules = built.package_dir / "_modules"
+    for symbol, op in regions.items():
+        assert op["object_sha256"] is None and symbol not in linked
+        (kernel,) = op["compiled_into"]
+        assert manifest["ops"][kernel]["kind"] == "kernel" and kernel in linked
+        assert symbol in manifest["ops"][kernel]["calls"] and (modules / op["module"]).is_file()
+        assert (
+            f'_aot_compile_in(\n    "{symbol}: ' in (modules / manifest["ops"][kernel]["module"]).read_text()
+        )
+    assert all(op["object_sha256"] for symbol, op in manifest["ops"].items() if symbol not in regions)
+
+
 def test_successive_updates_of_one_array_are_all_in_place(built, manifest) -> None:
     modules = built.package_dir.parent / ".aotbuild" / "regions_ext" / "modules"
     (region,) = [p for p in modules.glob("aot_region_spring_chain_region_0_*.py")]

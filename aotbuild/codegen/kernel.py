@@ -19,8 +19,8 @@ def render_kernel(
     ``rendered`` maps unit keys to modules already produced (shared helpers render once);
     ``region_entry`` gives the entry module of a traced region's graph (the planner renders
     it and the Ops it calls, which the caller adds to the build itself). A kernel compiles its
-    regions in (:func:`aotbuild.compile.inline.compile_in`); each is still a module of its own,
-    which the pictures and profiles show.
+    regions in (:func:`aotbuild.compile.inline.compile_in`): each keeps a module of its own (what
+    the pictures and profiles show), but no object (:attr:`BuildPlan.compiled`).
     """
     if unit.key in rendered:
         return []

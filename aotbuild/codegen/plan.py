@@ -101,6 +101,14 @@ class BuildPlan:
     timers: tuple[Timer, ...] = ()
     """Per-Op timers of a ``--profile`` build, sorted by id (the entry looks them up)."""
 
+    @property
+    def compiled(self) -> tuple[OpModule, ...]:
+        """The modules compiled into objects of their own, in :attr:`modules`' order: all but
+        those every caller compiles in (a kernel's regions), whose code is in their callers'."""
+        inside = {symbol for module in self.modules for symbol in module.compiled_in}
+        called = {s for module in self.modules for s in module.calls if s not in module.compiled_in}
+        return tuple(module for module in self.modules if module.symbol not in inside - called)
+
 
 class _Planner:
     def __init__(self, profile: bool = False) -> None:

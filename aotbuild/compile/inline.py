@@ -18,7 +18,8 @@ iteration of the kernel's loop, and compiled in, LLVM optimises the loop and the
 as one function (a quantiser's per-row table scan took 1.5x the time as a call between objects).
 The region's module text holds ``r'''`` literals, so the kernel's text cannot: it names the region
 by symbol, a hash of the region's text, and the compile request carries the text
-(:class:`~aotbuild.compile.compiler.CompiledIn`; the cache key covers it).
+(:class:`~aotbuild.compile.compiler.CompiledIn`; the cache key covers it). The region is not
+compiled on its own: its code is only in the kernel's object.
 """
 
 from __future__ import annotations

@@ -197,7 +197,7 @@ def render_entry(
     ]
     ufuncs = [ufunc_entry(graph) for graph in plan.graphs if graph.loops and not graph.graph.config.gufunc]
     gufuncs = [gufunc_entry(graph) for graph in plan.graphs if graph.graph.config.gufunc]
-    symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.modules)]
+    symbols = [{"name": m.symbol, "c_name": f"aot_symbol_{i}"} for i, m in enumerate(plan.compiled)]
     # Exported for numba's JIT and other packages: a ufunc's loops are NumPy's to call only.
     # (nor a traced graph taking Fortran-ordered arrays as their transposes: not by declaration yet)
     entries = [

@@ -44,10 +44,11 @@ def entry_points() -> frozenset[str]:
 
 
 def graphs_needing_linalg(plan: BuildPlan, objects: Mapping[str, CompiledObject]) -> tuple[str, ...]:
-    """The graphs one of whose Ops (their own or a callee's) calls BLAS or LAPACK."""
+    """The graphs one of whose Ops (their own or a callee's) calls BLAS or LAPACK (an Op compiled
+    into another has no object: its calls are its caller's)."""
     helpers = entry_points()
     return tuple(
         graph.graph.name
         for graph in plan.graphs
-        if any(helpers.intersection(objects[symbol].needed) for symbol in graph.symbols)
+        if any(helpers.intersection(objects[symbol].needed) for symbol in graph.symbols if symbol in objects)
     )

@@ -147,13 +147,13 @@ def link_extension(
     toolchain = Toolchain.create()
     object_dir = work_dir / "objects"
     paths = []
-    for module in plan.modules:
+    for module in plan.compiled:
         path = object_dir / f"{module.symbol}.o"
         write_if_changed(path, objects[module.symbol].data)
         paths.append(path)
     environments = [
         name
-        for m in plan.modules
+        for m in plan.compiled
         for name in objects[m.symbol].defined
         if name == f"{m.symbol}.env" or name.startswith(f"{m.symbol}.env.")
     ]

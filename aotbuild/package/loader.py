@@ -57,7 +57,7 @@ def render_loader(
         natives=choices,
         graphs=[g.graph.name for g in plan.graphs],
         linalg=list(linalg_graphs),
-        ops=[module.symbol for module in plan.modules],
+        ops=[module.symbol for module in plan.compiled],
         profiled=bool(plan.timers),
         uses=[
             {

@@ -58,14 +58,20 @@ def build_manifest(
         graphs[config.name]["entries"] = sorted(entry_symbols(graphs[config.name]))
     ops = {}
     for module in plan.modules:
-        obj = objects[module.symbol]
+        obj = objects.get(module.symbol)
         ops[module.symbol] = {
             "kind": module.kind,
             "title": module.title,
             "signature": str(module.signature),
             "module": module.filename,
             "module_sha256": module.sha256,
-            "object_sha256": hashlib.sha256(obj.data).hexdigest(),
+            # a kernel's region has no object: its code is compiled into the kernel's
+            "object_sha256": hashlib.sha256(obj.data).hexdigest() if obj is not None else None,
+            **(
+                {"compiled_into": [m.symbol for m in plan.modules if module.symbol in m.compiled_in]}
+                if obj is None
+                else {}
+            ),
             "calls": list(module.calls),
             "flags": {
                 "error_model": module.flags.error_model,

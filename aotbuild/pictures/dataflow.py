@@ -399,7 +399,10 @@ def _kernel_calls(drawing: _Drawing, symbol: str, kernel_box: str, prefix: str) 
             first = next(iter(parameters.values()))[0]
             drawing.edges.append(Edge(kernel_box, first, module.traced.get(name) or "calls", calls=True))
         own = drawing.since(before, reader.clusters)
+        tooltip = callee.symbol
+        if drawing.manifest["ops"].get(callee.symbol, {}).get("compiled_into"):
+            tooltip += "\n(compiled into the kernel's object)"
         clusters.append(
-            Cluster(f"cluster_{inner_prefix}", callee.title, own, tuple(reader.clusters), callee.symbol)
+            Cluster(f"cluster_{inner_prefix}", callee.title, own, tuple(reader.clusters), tooltip)
         )
     return clusters
