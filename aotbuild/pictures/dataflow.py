@@ -103,12 +103,10 @@ def graph_picture(package: Path, manifest: dict[str, Any], name: str, contiguous
         before = len(drawing.boxes)
         reader = _EntryReader(drawing, entry, prefix, f"graph {name}")
         reader.flow(reader.parameter_boxes(), results=True)
-        own = drawing.since(before, reader.clusters)
         if len(entries) > 1:
-            label = f"signature {signature}\nentry {entry}"
-            clusters.append(Cluster(f"cluster_{prefix}", label, own, tuple(reader.clusters), entry))
+            clusters.append(reader.cluster(before, f"signature {signature}\nentry {entry}", entry))
         else:
-            top.extend(own)
+            top.extend(drawing.since(before, reader.clusters))
             clusters.extend(reader.clusters)
     drawing.symbols.update(entry for _, entry in entries)
     note = f"entry {entries[0][1]}" if len(entries) == 1 else "each signature's cluster names its entry"
@@ -166,6 +164,13 @@ class _EntryReader:
 
     def box(self, tag: str, kind: str, heading: str, **fields: Any) -> str:
         return self.drawing.box(f"{self.prefix}{tag}_", kind, heading, scope=self.scope, **fields)
+
+    def cluster(self, before: int, title: str, tooltip: str) -> Cluster:
+        """The module as a cluster: the boxes drawn since there were ``before`` (those of its own
+        clusters inside those), titled ``title``."""
+        self.drawing.symbols.add(self.module.symbol)
+        own = self.drawing.since(before, self.clusters)
+        return Cluster(f"cluster_{self.prefix}", title, own, tuple(self.clusters), tooltip)
 
     def parameter_boxes(self) -> dict[str, Value]:
         """A box per parameter of the module's function (a ufunc's loop has its output too),
@@ -332,10 +337,7 @@ class _EntryReader:
         for argument, (box, _) in zip(args, parameters.values(), strict=False):
             self.read(argument, box)
         outputs = inner.flow(parameters, results=False)
-        own = self.drawing.since(before, inner.clusters)
-        self.drawing.symbols.add(callee.symbol)
-        label = f"cluster_{inner.prefix}"
-        self.clusters.append(Cluster(label, callee.title, own, tuple(inner.clusters), callee.symbol))
+        self.clusters.append(inner.cluster(before, callee.title, callee.symbol))
         if len(outputs) == 1:
             return outputs[0], result
         joined = self.box("t", "scalar", "tuple", lines=(result,))
@@ -394,15 +396,11 @@ def _kernel_calls(drawing: _Drawing, symbol: str, kernel_box: str, prefix: str) 
         before = len(drawing.boxes)
         parameters = reader.parameter_boxes()
         reader.flow(parameters, results=True)
-        drawing.symbols.add(callee.symbol)
         if parameters:
             first = next(iter(parameters.values()))[0]
             drawing.edges.append(Edge(kernel_box, first, module.traced.get(name) or "calls", calls=True))
-        own = drawing.since(before, reader.clusters)
         tooltip = callee.symbol
         if drawing.manifest["ops"].get(callee.symbol, {}).get("compiled_into"):
             tooltip += "\n(compiled into the kernel's object)"
-        clusters.append(
-            Cluster(f"cluster_{inner_prefix}", callee.title, own, tuple(reader.clusters), tooltip)
-        )
+        clusters.append(reader.cluster(before, callee.title, tooltip))
     return clusters
