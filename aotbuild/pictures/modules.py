@@ -18,6 +18,7 @@ from typing import Any
 from ..config.signature import parse_signature
 from ..errors import AotBuildError
 from ..package.ownership import MODULES_FOLDER
+from ..types import TupleOf
 
 
 class PictureError(AotBuildError):
@@ -155,19 +156,12 @@ def split_signature(signature: str) -> tuple[list[str], str]:
 
 
 def tuple_items(type_text: str) -> list[str]:
-    """The item types of ``Tuple(a, b)`` (nothing for another type)."""
-    inner = re.match(r"^Tuple\((.*)\)$", type_text)
-    if not inner:
+    """The item types of ``Tuple(a, b)`` (nothing for another type), as the signature parser
+    reads them."""
+    if not type_text.startswith("Tuple("):
         return []
-    items, depth, start = [], 0, 0
-    text = inner.group(1)
-    for position, char in enumerate(text):
-        depth += 1 if char in "([" else -1 if char in ")]" else 0
-        if char == "," and depth == 0:
-            items.append(text[start:position].strip())
-            start = position + 1
-    items.append(text[start:].strip())
-    return [item for item in items if item]
+    result = parse_signature(f"{type_text}()").result
+    return [str(item) for item in result.items] if isinstance(result, TupleOf) else []
 
 
 def op_heading(title: str) -> str:
