@@ -63,6 +63,13 @@ def bounded_sum(x, limit):
             raise ValueError("a value is above the limit")
         total += value
     return total
+
+
+def row_offsets(points):
+    out = np.empty_like(points)
+    for r in range(points.shape[0]):
+        out[r, :] = np.sum(points - points[r, :], axis=0)
+    return out
 """
 
 LIBRARY_TOML = """
@@ -98,6 +105,11 @@ mode = "kernel"
 [graphs.scaled]
 function = "library:scaled"
 signature = ["float32[:](float32[:], float32)", "float64[:](float64[:], float64)"]
+
+[graphs.row_offsets]
+function = "library:row_offsets"
+signature = "float64[:, ::1](float64[:, ::1])"
+mode = "kernel"
 """
 
 USER = """
@@ -132,6 +144,10 @@ def checked(x):
 
 def scaled_both(x, y):
     return library_ext.scaled(x, 2.0), library_ext.scaled(y, 3.0)
+
+
+def offsets_doubled(points):
+    return library_ext.row_offsets(points) * 2.0
 
 
 def scaled_in_a_loop(x):
@@ -175,6 +191,9 @@ signature = "Tuple(float32[:], float64[:])(float32[:], float64[:])"
 function = "user:scaled_in_a_loop"
 signature = "float64(float32[:])"
 mode = "kernel"
+[graphs.offsets_doubled]
+function = "user:offsets_doubled"
+signature = "float64[:, :](float64[:, ::1])"
 """
 
 
@@ -227,6 +246,10 @@ def test_graphs_of_the_used_package_give_its_results(built, user_ext) -> None:
     assert user_ext.checked(x) == pytest.approx(x.sum() + np.sqrt((x * x).sum()), rel=1e-14)
     with pytest.raises(ValueError, match="a value is above the limit"):  # raised in the library
         user_ext.checked(np.array([1.0, 20.0]))
+    # a kernel whose traced region is compiled into it: the region has no object to check
+    points = np.arange(12.0).reshape(4, 3) ** 1.5
+    expected = 2.0 * np.stack([np.sum(points - points[r, :], axis=0) for r in range(4)])
+    np.testing.assert_allclose(user_ext.offsets_doubled(points), expected, rtol=1e-14)
     np.testing.assert_allclose(centered, library.center(x))
 
 
@@ -244,7 +267,19 @@ def test_calls_are_declarations_resolved_from_the_library(built) -> None:
     library_ext = load_package(library)
     manifest = json.loads(user.package_dir.joinpath("manifest.json").read_text())
     uses = manifest["uses"]["library_ext"]
-    assert sorted(uses["graphs"]) == ["bounded_sum", "center", "moments", "norm", "rowsum", "scaled"]
+    assert sorted(uses["graphs"]) == [
+        "bounded_sum",
+        "center",
+        "moments",
+        "norm",
+        "row_offsets",
+        "rowsum",
+        "scaled",
+    ]
+    # the kernel's region is compiled into the kernel's object: the kernel's object is what is checked
+    regions = [s for s in library_ext.__graphs__["row_offsets"]["ops"] if s.startswith("aot_region_")]
+    checked = [symbol for symbol, _ in uses["graphs"]["row_offsets"]["ops"]]
+    assert regions and not set(regions) & set(checked) and len(checked) == 2  # the kernel, the entry
     library_ops = {symbol for graph in library_ext.__graphs__.values() for symbol in graph["ops"]}
     assert not library_ops & set(manifest["ops"])  # none of the library's code is in the user
     names = undefined_symbols(user.native)

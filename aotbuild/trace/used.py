@@ -151,7 +151,12 @@ def _load(name: str, project: ProjectConfig) -> UsedPackage:
                 params=tuple(record["parameters"]),
                 signature=parse_signature(ops[entry["entry"]]["signature"]),
                 contiguous=parse_signature(ops[contiguous]["signature"]) if contiguous else None,
-                ops=tuple((symbol, ops[symbol]["object_sha256"]) for symbol in record["ops"]),
+                # an Op compiled into another (a kernel's region) has no object: its caller's covers it
+                ops=tuple(
+                    (symbol, ops[symbol]["object_sha256"])
+                    for symbol in record["ops"]
+                    if ops[symbol]["object_sha256"]
+                ),
                 writes=tuple(record.get("writes", ())),
             )
 
