@@ -117,8 +117,9 @@ def _compile(
     jobs: int,
     executor: str | None,
 ) -> tuple[dict[str, CompiledObject], list[OpTiming], int]:
-    """Every module's object, from the cache or compiled now (in plan order, whoever compiled
-    it); also the time each compiled one took, and how many came from the shared store."""
+    """Every compiled module's object (``plan.compiled``), from the cache or compiled now (in
+    plan order, whoever compiled it); also the time each compiled one took, and how many came
+    from the shared store."""
     from .compile.compiler import CompiledIn, CompiledObject, CompileRequest
     from .compile.keys import op_key, toolchain_key
     from .compile.workers import local_workers, run_jobs, slowest_first

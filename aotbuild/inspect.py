@@ -54,9 +54,13 @@ def describe_graphs(package: Path, only: str | None = None) -> str:
     if only is not None and only not in graphs:
         raise InspectError(f"{package.name} has no graph {only!r}; it has {', '.join(graphs)}")
     targets = [target["name"] for target in manifest.get("targets", [manifest["target"]])]
+    inside = sum(1 for op in ops.values() if op.get("compiled_into"))
+    compiled = f"{len(ops) - inside} compiled Op(s)" + (
+        f" and {inside} region(s) compiled into kernels" if inside else ""
+    )
     lines = [
         f"{manifest['package']['name']} {manifest['package']['version']}: {len(graphs)} graph(s), "
-        f"{len(ops)} compiled Op(s), target{'s' if len(targets) > 1 else ''} {', '.join(targets)}"
+        f"{compiled}, target{'s' if len(targets) > 1 else ''} {', '.join(targets)}"
     ]
     for name, graph in graphs.items():
         if only is not None and name != only:

@@ -48,7 +48,7 @@ class OpModule:
     signature: Signature
     flags: CompileFlags
     calls: tuple[str, ...]
-    """Symbols of the compiled Ops this module declares and calls."""
+    """Symbols of the Ops this module declares and calls, or compiles in (:attr:`compiled_in`)."""
 
     externals: tuple[CythonExport, ...] = ()
     """Cython exports the module calls (by :attr:`CythonExport.symbol`), which the package

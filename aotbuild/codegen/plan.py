@@ -70,7 +70,8 @@ class GraphPlan:
     graph: Graph
     entry: OpModule
     symbols: tuple[str, ...]
-    """Every compiled Op the graph reaches from its entries, in dependency order."""
+    """Every Op the graph reaches from its entries, in dependency order (a kernel's regions too,
+    which have no object of their own: :attr:`BuildPlan.compiled`)."""
 
     contiguous: OpModule | None = None
     """The entry of the graph's contiguous variant (``Graph.contiguous``), if it has one: the

@@ -172,7 +172,8 @@ def load_module(request: CompileRequest) -> types.ModuleType:
     return exec_generated(name, request.filename, compile(tree, filename, "exec"))
 
 
-_LOCATION = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+#: Where numba's message says the code it complains about is.
+NUMBA_LOCATION = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
 def _constant_array_in_object(context: Any, builder: Any, typ: Any, ary: Any) -> Any:
@@ -192,7 +193,7 @@ def _compile_error(request: CompileRequest, exc: Exception) -> CompileError:
     from .messages import condense
 
     message = str(exc).strip()
-    locations = _LOCATION.findall(message)
+    locations = NUMBA_LOCATION.findall(message)
     file, line = locations[-1] if locations else (request.filename, "0")
     return CompileError(condense(message), file, int(line))
 

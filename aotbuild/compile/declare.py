@@ -44,9 +44,6 @@ class Variant:
                 return False
         return True
 
-    def chosen(self, typingctx: Any) -> None:
-        """The typing picked this variant for a call (one compiled in types its code here)."""
-
     def codegen(self, context: Any, builder: Any, signature: Any, args: Any) -> Any:
         call_conv = context.call_conv
         function_type = call_conv.get_function_type(self.restype, self.argtypes)
@@ -78,7 +75,6 @@ def declaration(parsed: list[Variant], parameters: str | None) -> Any:
         for exact in (True, False):
             for variant in parsed:
                 if variant.accepts(typingctx, args, exact):
-                    variant.chosen(typingctx)
                     return variant.restype(*variant.argtypes), variant.codegen
         return None
 

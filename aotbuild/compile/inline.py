@@ -26,29 +26,43 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import linecache
 import sys
+import textwrap
 from collections.abc import Iterator
 from typing import Any
 
-from .compiler import GENERATED_PACKAGE, CompiledIn
+from ..errors import CompileError
+from .compiler import GENERATED_PACKAGE, NUMBA_LOCATION, CompiledIn
 from .declare import Variant, declaration
 from .helpers import exec_generated, share_vector_math
 from .intrinsics import fma_target
 
 
-def inline_op(text: str, *, function: str = "op", error_model: str = "numpy", fastmath: bool = False) -> Any:
-    """The ``function`` of the generated module ``text``, callable (and inlined) from numba code."""
+def inline_op(
+    text: str,
+    *,
+    function: str = "op",
+    error_model: str = "numpy",
+    fastmath: bool = False,
+    filename: str = "",
+) -> Any:
+    """The ``function`` of the generated module ``text``, callable (and inlined) from numba code;
+    ``filename``: the module's file in the package's modules folder, where numba's errors in it
+    then point (a region's), else a name of its own."""
     from numba.extending import register_jitable
 
     fma = fma_target()
     # Kept per process by everything its compiled code depends on: one Op's text may be compiled
     # in with other options (its fastmath variant), or for another FMA setting.
-    key = f"{text}\0{function}\0{error_model}\0{fastmath}"
+    key = f"{text}\0{function}\0{error_model}\0{fastmath}\0{filename}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:20]
     name = f"{GENERATED_PACKAGE}.inline_{digest}{'_fma' if fma else ''}"
     module = sys.modules.get(name)
     if module is None:
-        module = exec_generated(name, f"{name}.py", compile(text, f"{name}.py", "exec"))
+        filename = filename or f"{name}.py"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        module = exec_generated(name, filename, compile(text, filename, "exec"))
         share_vector_math(module, text, fma)
     inlined = module.__dict__.get("_aot_inlined")
     if inlined is None:
@@ -78,33 +92,64 @@ def compiled_in(modules: tuple[CompiledIn, ...]) -> Iterator[None]:
 class _CompiledInVariant(Variant):
     """A ``"symbol: signature"`` whose module is compiled into the caller: a call is typed by the
     declared signature, as a declaration's is (arguments converted to it), then lowered as a
-    call of the module's function, which LLVM inlines."""
+    call of the module's function, which LLVM inlines, its result converted to the declared type.
+
+    The function is typed for the declared argument types when the caller's module loads, so
+    numba's complaint about it points at the region's own module and line (typed inside the
+    caller's typing, it would be reported as the caller's line, the region's error lost)."""
 
     def __init__(self, text: str) -> None:
+        from numba.core.registry import cpu_target
+
         super().__init__(text)
         module = _COMPILED_IN.get(self.symbol)
         if module is None:
             raise LookupError(
                 f"{self.symbol}: compiled in, but the compile request does not carry its module"
             )
+        filename = f"{self.symbol}.py"
         self.function = inline_op(
             module.text,
             function=module.function,
             error_model=module.flags.error_model,
             fastmath=module.flags.fastmath,
+            filename=filename,
         )
-        self.typed: Any = None
-
-    def chosen(self, typingctx: Any) -> None:
-        function_type = typingctx.resolve_value_type(self.function)
-        signature = typingctx.resolve_function_type(function_type, self.argtypes, {})
-        if signature is None:
-            raise TypeError(f"{self.symbol}: its function does not accept its declared signature")
-        self.typed = (function_type, signature)
+        typingctx = cpu_target.typing_context
+        typingctx.refresh()  # the overload register_jitable just registered
+        self.function_type = typingctx.resolve_value_type(self.function)
+        self.typed = _typed(typingctx, self.function_type, self.argtypes, filename)
+        if typingctx.can_convert(self.typed.return_type, self.restype) is None:
+            raise CompileError(
+                f"{module.function} returns {self.typed.return_type}, not its declared {self.restype}",
+                filename,
+            )
 
     def codegen(self, context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        function_type, typed = self.typed
-        return context.get_function(function_type, typed)(builder, args)
+        value = context.get_function(self.function_type, self.typed)(builder, args)
+        return context.cast(builder, value, self.typed.return_type, self.restype)
+
+
+def _typed(typingctx: Any, function_type: Any, argtypes: Any, filename: str) -> Any:
+    """numba's signature of ``function_type`` for ``argtypes``, its errors a CompileError at the
+    line of ``filename`` they name (numba reports the outermost call last)."""
+    from numba.core.errors import NumbaError
+
+    from .messages import condense
+
+    try:
+        typed = typingctx.resolve_function_type(function_type, argtypes, {})
+    except NumbaError as exc:
+        message = str(exc).strip()
+        lines = [int(line) for file, line in NUMBA_LOCATION.findall(message) if file == filename]
+        # numba wraps the function's own error in the overload's "No implementation": that error
+        _, marker, inner = message.partition("Rejected as the implementation raised a specific error:")
+        if marker:
+            message = textwrap.dedent(inner.split("\n - Of which")[0]).strip().removeprefix("TypingError: ")
+        raise CompileError(condense(message), filename, lines[-1] if lines else 0) from None
+    if typed is None:
+        raise CompileError(f"numba found no implementation for {', '.join(map(str, argtypes))}", filename)
+    return typed
 
 
 def compile_in(*variants: str, parameters: str | None = None) -> Any:

@@ -11,8 +11,8 @@ statement in it is traced like a graph: fused into one loop that sums as it goes
    :mod:`.outline`), and the kernel calls each where its statements were;
 3. numba types that kernel, each region's call typed by a stand-in that traces the region for
    the argument types numba inferred there (:mod:`.tracing`): the region is a
-   :class:`~aotbuild.graph.Graph`, rewritten, fused and planned like any, compiled as its own
-   entry, and the kernel calls it by declaration;
+   :class:`~aotbuild.graph.Graph`, rewritten, fused and planned like any, rendered as an entry
+   of its own, and compiled into the kernel's object (:func:`aotbuild.compile.inline.compile_in`);
 4. a statement that cannot be traced (a NumPy function the tracer lacks, a value that would
    change type) stays in the kernel as written — its neighbours are traced without it — and the
    reason is kept in the unit's ``region_notes`` for ``aotbuild inspect``.
