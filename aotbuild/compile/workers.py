@@ -13,10 +13,13 @@ worker is ready at once. That makes recycling cheap: each worker compiles
 
 from __future__ import annotations
 
+import collections
 import functools
 import multiprocessing
 import multiprocessing.context
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
@@ -37,6 +40,11 @@ OPS_PER_WORKER = 64
 #: than it saves below ~30 Ops, while the build's process has usually set numba up already
 #: (tracing kernels types them): 2 changed Ops took 0.4 s there and 2.3 s through workers.
 IN_PROCESS_UP_TO = 16
+
+#: From this many Ops compiled in the build's own process (and ``jobs`` > 1), workers start beside
+#: it and take Ops too once they are up (:func:`_helped`). The radon model's 8 variants after its
+#: base (11 Ops; 2 cores): compile stage 3.96 -> 2.7 s, whole build 6.05 -> 5.0-5.1 s.
+HELPED_FROM = 6
 
 #: Seconds to wait for a dask scheduler to answer. distributed retries a refused connection
 #: until then (the scheduler may be starting), so this is also how long a wrong address takes
@@ -138,6 +146,9 @@ def run_jobs(
         return
     workers = local_workers(len(requests), jobs, executor)
     if executor is None and workers == 0:
+        if jobs > 1 and len(requests) >= HELPED_FROM:
+            yield from _helped(requests, jobs - 1)
+            return
         for request in requests:
             yield compile_job(request)
         return
@@ -154,6 +165,91 @@ def run_jobs(
         finally:
             for future in futures:
                 future.cancel()
+
+
+def _helped(
+    requests: Sequence[CompileRequest],
+    helpers: int,
+    compile_here: Callable[[CompileRequest], JobResult] = compile_job,
+) -> Generator[JobResult, None, None]:
+    """``requests`` compiled in this process, while ``helpers`` local workers start beside it
+    and then take requests too, each the next one left: the first Ops do not wait for the
+    workers' start (~2 s), and those left when the workers are up are shared with them. A helper
+    that cannot start, or fails, leaves its requests to this process; a request a worker ran is
+    answered as :func:`run_jobs` answers it (a worker that died is a CompileError). Closed early
+    (an error, an interrupt), it stops the workers within a fifth of a second."""
+    left = collections.deque(requests)
+    lock = threading.Lock()
+    # (result, None) or (None, error) per request a helper took; (None, None): look at `left` again
+    answers: queue.SimpleQueue[tuple[JobResult | None, BaseException | None]] = queue.SimpleQueue()
+    taken = [0]  # requests the helpers took and have not answered
+    stop = threading.Event()
+
+    def take() -> CompileRequest | None:
+        with lock:
+            if stop.is_set() or not left:
+                return None
+            taken[0] += 1
+            return left.popleft()
+
+    def helper() -> None:
+        try:
+            pool = _RecyclingPool(helpers, OPS_PER_WORKER)
+        except Exception:  # no workers here: this process compiles everything
+            return
+        running: dict[Future[JobResult], CompileRequest] = {}
+        try:
+            while not stop.is_set():
+                while len(running) < helpers and (request := take()) is not None:
+                    running[pool.submit(compile_job, request)] = request
+                if not running:
+                    return
+                done, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in done:
+                    del running[future]
+                    try:
+                        answers.put((_result(future, None), None))
+                    except BaseException as exc:  # raised where the answers are read
+                        answers.put((None, exc))
+        except BaseException:  # the pool failed: what it had not answered is this process's again
+            with lock:
+                left.extendleft(running.values())
+                taken[0] -= len(running)
+            running.clear()
+            answers.put((None, None))
+        finally:
+            pool.shutdown(cancel_futures=bool(running))
+
+    def answer() -> JobResult | None:
+        result, error = answers.get()
+        if result is None and error is None:
+            return None
+        with lock:
+            taken[0] -= 1
+        if error is not None:
+            raise error
+        return result
+
+    # Not a daemon: a build that ends first still sees the helpers' pool shut down, not cut off.
+    thread = threading.Thread(target=helper, name="aotbuild-compile-helpers")
+    thread.start()
+    try:
+        while True:
+            with lock:
+                request = left.popleft() if left else None
+                waiting = taken[0] > 0
+            if request is not None:
+                yield compile_here(request)
+            elif waiting and (result := answer()) is not None:
+                yield result
+            while not answers.empty():
+                if (result := answer()) is not None:
+                    yield result
+            with lock:
+                if not left and not taken[0]:
+                    return
+    finally:
+        stop.set()
 
 
 def worker_timeout() -> float:

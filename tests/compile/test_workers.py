@@ -1,10 +1,13 @@
 """Compile jobs in worker processes: results come back whole, workers are recycled, a worker
-with another toolchain refuses, numba's errors travel back with their location."""
+with another toolchain refuses, numba's errors travel back with their location; a handful of
+jobs compile in the build's process, helped by workers once they are up."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import threading
+import time
 
 import pytest
 
@@ -41,6 +44,61 @@ def test_few_ops_compile_in_the_build_process(monkeypatch: pytest.MonkeyPatch) -
     assert workers.local_workers(100, jobs=8, executor="dask://h:1") == 0
     results = list(workers.run_jobs([request(n) for n in range(3)], jobs=2))
     assert {r.worker for r in results} == {os.getpid()}
+
+
+def slowly(request: CompileRequest) -> workers.JobResult:
+    """This process compiling half a second slower, so that the helpers, once up, take some."""
+    time.sleep(0.5)
+    return workers.compile_job(request)
+
+
+def helpers_alive() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "aotbuild-compile-helpers" and t.is_alive()]
+
+
+def test_a_few_jobs_are_helped_by_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "IN_PROCESS_UP_TO", 16)
+    assert workers.local_workers(workers.HELPED_FROM, jobs=2, executor=None) == 0
+    calls = []
+    monkeypatch.setattr(workers, "_helped", lambda requests, helpers: calls.append(helpers) or iter(()))
+    list(workers.run_jobs([request(n) for n in range(workers.HELPED_FROM)], jobs=2))
+    list(workers.run_jobs([request(n) for n in range(workers.HELPED_FROM - 1)], jobs=2))
+    list(workers.run_jobs([request(n) for n in range(workers.HELPED_FROM)], jobs=1))
+    assert calls == [1]
+
+
+def test_helpers_take_jobs_once_up_and_every_job_is_answered_once() -> None:
+    requests = [request(n) for n in range(12)]
+    answered = list(workers._helped(requests, 1, slowly))
+    assert sorted(r.symbol for r in answered) == sorted(r.symbol for r in requests)
+    here = [r for r in answered if r.worker == os.getpid()]
+    assert here and len(here) < len(answered), "the build's process started; a helper took some"
+    for result in answered:
+        alone = workers.compile_job(next(r for r in requests if r.symbol == result.symbol))
+        assert result.compiled is not None and alone.compiled is not None
+        assert result.compiled.data == alone.compiled.data
+    for thread in helpers_alive():
+        thread.join(10.0)
+    assert not helpers_alive()
+
+
+def test_helpers_that_cannot_start_leave_every_job_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_workers(*args: object) -> None:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(workers, "_RecyclingPool", no_workers)
+    answered = list(workers._helped([request(n) for n in range(4)], 1, slowly))
+    assert len(answered) == 4 and {r.worker for r in answered} == {os.getpid()}
+
+
+def test_stopping_early_stops_the_helpers() -> None:
+    jobs = workers._helped([request(n) for n in range(30, 42)], 1, slowly)
+    next(jobs)
+    time.sleep(3.0)  # the helpers are up and busy
+    jobs.close()
+    for thread in helpers_alive():
+        thread.join(10.0)
+    assert not helpers_alive()
 
 
 def test_pool_matches_this_process_and_recycles_workers(monkeypatch: pytest.MonkeyPatch) -> None:
