@@ -176,8 +176,8 @@ def _helped(
     and then take requests too, each the next one left: the first Ops do not wait for the
     workers' start (~2 s), and those left when the workers are up are shared with them. A helper
     that cannot start, or fails, leaves its requests to this process; a request a worker ran is
-    answered as :func:`run_jobs` answers it (a worker that died is a CompileError). Closed early
-    (an error, an interrupt), it stops the workers within a fifth of a second."""
+    answered as :func:`run_jobs` answers it. Closed early (an error, an interrupt), it stops the
+    workers within a fifth of a second once they are up (starting them is not interrupted)."""
     left = collections.deque(requests)
     lock = threading.Lock()
     # (result, None) or (None, error) per request a helper took; (None, None): look at `left` again
@@ -198,10 +198,15 @@ def _helped(
         except Exception:  # no workers here: this process compiles everything
             return
         running: dict[Future[JobResult], CompileRequest] = {}
+        failed = False
         try:
             while not stop.is_set():
                 while len(running) < helpers and (request := take()) is not None:
-                    running[pool.submit(compile_job, request)] = request
+                    try:
+                        running[pool.submit(compile_job, request)] = request
+                    except BaseException:
+                        running[Future()] = request  # put back with the others, below
+                        raise
                 if not running:
                     return
                 done, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
@@ -212,13 +217,15 @@ def _helped(
                     except BaseException as exc:  # raised where the answers are read
                         answers.put((None, exc))
         except BaseException:  # the pool failed: what it had not answered is this process's again
+            failed = True
             with lock:
                 left.extendleft(running.values())
                 taken[0] -= len(running)
             running.clear()
-            answers.put((None, None))
         finally:
-            pool.shutdown(cancel_futures=bool(running))
+            answers.put((None, None))  # whatever happened, this process looks again
+            # its work not wanted (stopped early, failed): the workers killed, not waited for
+            pool.shutdown(cancel_futures=failed or stop.is_set() or bool(running))
 
     def answer() -> JobResult | None:
         result, error = answers.get()

@@ -91,6 +91,29 @@ def test_helpers_that_cannot_start_leave_every_job_to_this_process(monkeypatch: 
     assert len(answered) == 4 and {r.worker for r in answered} == {os.getpid()}
 
 
+def test_a_helper_whose_pool_fails_gives_its_jobs_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A submit that fails (the pool broke) leaves that job and those running to this process."""
+    real = workers._RecyclingPool
+
+    class Breaking(real):  # type: ignore[misc, valid-type]
+        submitted = 0
+
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+            Breaking.submitted += 1
+            if Breaking.submitted > 1:
+                raise ValueError("Pool not running")
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(workers, "_RecyclingPool", Breaking)
+    requests = [request(n) for n in range(50, 56)]
+    answered: list[workers.JobResult] = []
+    thread = threading.Thread(target=lambda: answered.extend(workers._helped(requests, 2, slowly)))
+    thread.start()
+    thread.join(60.0)
+    assert not thread.is_alive(), "the build's process waited for a job the helper had lost"
+    assert sorted(r.symbol for r in answered) == sorted(r.symbol for r in requests)
+
+
 def test_stopping_early_stops_the_helpers() -> None:
     jobs = workers._helped([request(n) for n in range(30, 42)], 1, slowly)
     next(jobs)
