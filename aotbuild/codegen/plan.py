@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cached_property, partial
 
 from ..graph import Argument, Constant, Dim, Elementwise, Graph, Kernel, Node, Reduce, Size
 from ..graph.arg_reduce import FusedArgReduce
@@ -102,7 +102,7 @@ class BuildPlan:
     timers: tuple[Timer, ...] = ()
     """Per-Op timers of a ``--profile`` build, sorted by id (the entry looks them up)."""
 
-    @property
+    @cached_property
     def compiled(self) -> tuple[OpModule, ...]:
         """The modules compiled into objects of their own, in :attr:`modules`' order: all but
         those every caller compiles in (a kernel's regions), whose code is in their callers'."""

@@ -205,7 +205,9 @@ def _helped(
                     try:
                         running[pool.submit(compile_job, request)] = request
                     except BaseException:
-                        running[Future()] = request  # put back with the others, below
+                        with lock:  # never submitted: this process's again, as those running below
+                            left.appendleft(request)
+                            taken[0] -= 1
                         raise
                 if not running:
                     return
