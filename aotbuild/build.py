@@ -155,7 +155,7 @@ def _compile(
             defined, needed = entry.record["defined"], entry.record["needed"]
             found[module.symbol] = CompiledObject(module.symbol, entry.data, tuple(defined), tuple(needed))
     progress.count_ops(
-        len(plan.compiled), len(found), local_workers(len(missing), jobs, executor), len(from_store)
+        len(plan.compiled), len(found), local_workers(len(missing), jobs, executor, target), len(from_store)
     )
     timings = []
     results = run_jobs(slowest_first(list(missing.values())), jobs=jobs, executor=executor)
@@ -316,7 +316,9 @@ def _build_locked(
     executor: str | None,
     options: _Options,
 ) -> BuildResult:
+    from .compile import jit_target
     from .compile.target import resolve_target
+    from .compile.workers import prepare
     from .link.linalg import graphs_needing_linalg
     from .link.linker import link_extension, native_module, start_runtime
     from .package.licences import NUMBA_LICENCE_FILE, numba_licence
@@ -340,6 +342,12 @@ def _build_locked(
 
     package = project.package
     modules_dir = work / "modules"
+    cpus = [resolve_target(name) for name in package.targets]
+    # numba's JIT set to the (first) target before anything starts numba (the trace stage), so
+    # that what this process compiles does not depend on this machine's CPU; and the server of
+    # compile workers started for it while the project traces
+    jit_target.claim(cpus[0])
+    prepare(cpus[0], jobs, executor)
     with project_imports(project.root):
         progress.begin("trace")
         used = load_used(project)
@@ -360,7 +368,6 @@ def _build_locked(
         _write_modules(plan, modules_dir)
         progress.end(f"{len(plan.modules)} module(s) in {display_path(modules_dir)}")
 
-        cpus = [resolve_target(name) for name in package.targets]
         objects_for: dict[str, dict[str, CompiledObject]] = {}
         timings: list[OpTiming] = []
         for cpu in cpus:

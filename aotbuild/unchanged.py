@@ -31,6 +31,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from .compile.jit_target import VARIABLES as JIT_CPU_VARIABLES
+
 #: Distributions whose versions decide what a build makes (their files are not hashed).
 TOOLCHAIN = ("aotbuild", "numba", "llvmlite", "numpy", "scipy")
 
@@ -119,7 +121,10 @@ def describe(project: Any, options: dict[str, Any], uses: dict[str, str]) -> dic
         "options": {**options, "out_dir": str(project.out_dir), "targets": targets},
         "versions": {name: _version(name) for name in TOOLCHAIN},
         "python": platform.python_version(),
-        "numba_settings": {k: v for k, v in sorted(os.environ.items()) if k.startswith("NUMBA_")},
+        # not numba's JIT CPU: a build sets it to the target (aotbuild/compile/jit_target.py)
+        "numba_settings": {
+            k: v for k, v in sorted(os.environ.items()) if k.startswith("NUMBA_") and k not in JIT_CPU_VARIABLES
+        },
         "cpu": _cpu() if "host" in targets else "",
         "uses": uses,
     }

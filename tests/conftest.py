@@ -18,9 +18,16 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from aotbuild.build import BuildResult, build
-from aotbuild.progress import Progress
-from aotbuild.types import DTYPE_SPELLING
+# numba's JIT set to the default target (generic) before anything in the suite starts numba, as a
+# build sets its own process's (aotbuild/compile/jit_target.py): the suite's builds then compile
+# their few Ops in its process, which stays warm across builds, rather than in workers (a test
+# module jitting at import would else set it to this machine's CPU first). Tests that need the
+# JIT of this machine (the vector math's FMA path) start processes of their own.
+os.environ.setdefault("NUMBA_CPU_NAME", "generic")
+
+from aotbuild.build import BuildResult, build  # noqa: E402
+from aotbuild.progress import Progress  # noqa: E402
+from aotbuild.types import DTYPE_SPELLING  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECTS = Path(__file__).resolve().parent / "projects"

@@ -14,7 +14,7 @@ from .slots import Slot, constants, parameters
 from .templates import render
 
 #: Bump when generated code changes meaning without its text changing (part of cache keys).
-CODEGEN_VERSION = "7"
+CODEGEN_VERSION = "8"
 
 
 def make_symbol(name: str, text: str, function: str, signature: Signature, flags: CompileFlags) -> str:

@@ -9,6 +9,9 @@ Local workers are forked from a server process that has already imported numba a
 small function (numba's first compile in a process sets up its typing tables, ~1 s), so a fresh
 worker is ready at once. That makes recycling cheap: each worker compiles
 :data:`OPS_PER_WORKER` Ops and is replaced, which bounds the memory numba and LLVM accumulate.
+The server starts with numba's JIT set to the target being compiled for
+(:mod:`aotbuild.compile.jit_target`), as soon as the build knows it will want workers
+(:func:`prepare`: while it traces), and starts again for another target.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ from multiprocessing import spawn
 from typing import Any, TypeVar
 
 from ..errors import CompileError, ConfigError
+from . import jit_target
 from .compiler import CompiledObject, CompileRequest
+from .target import Target
 
 #: Ops a local worker compiles before it is replaced: numba keeps ~0.67 MB per compiled Op, and a
 #: fresh worker costs ~0.03 s of wall time (``bench/bench_workers.py``).
@@ -74,7 +79,9 @@ class JobResult:
 
 def compile_job(request: CompileRequest) -> JobResult:
     """Compile one Op wherever this runs; refuse when this process's toolchain is not the one
-    the request was keyed for, since the object would not match its cache key."""
+    the request was keyed for, since the object would not match its cache key. A process whose
+    numba JIT is set up for another CPU (a cluster's worker that compiled for another target)
+    has a local worker set for the request's target compile it."""
     from .compiler import compile_request
     from .keys import toolchain_key
 
@@ -87,6 +94,17 @@ def compile_job(request: CompileRequest) -> JobResult:
             "and the same NUMBA_OPT"
         )
         return JobResult(request.symbol, None, error, 0.0, os.getpid())
+    if not jit_target.claim(request.target):
+        if isinstance(multiprocessing.current_process(), _CompileWorker):  # started for another
+            cpu, features = jit_target.jit_cpu()
+            error = CompileError(
+                f"a compile worker refused {request.symbol}: its numba JIT is set up for the CPU "
+                f"{cpu!r} (features {features!r}), not the target {request.target.name}'s"
+            )
+            return JobResult(request.symbol, None, error, 0.0, os.getpid())
+        # a cluster's worker set up for another target: a local worker set for this one
+        with _local_pool(1, request.target) as pool:
+            return pool.submit(compile_job, request).result()
     try:
         compiled = compile_request(request)
     except CompileError as exc:
@@ -101,12 +119,25 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def local_workers(count: int, jobs: int, executor: str | None) -> int:
-    """How many local worker processes compile ``count`` Ops (0: the build's own process, or
-    a cluster)."""
-    if executor is not None or jobs <= 1 or count <= max(1, IN_PROCESS_UP_TO):
+def local_workers(count: int, jobs: int, executor: str | None, target: Target | None = None) -> int:
+    """How many local worker processes compile ``count`` Ops for ``target`` (0: the build's
+    own process, or a cluster): at least one when this process's JIT is set for another CPU."""
+    if executor is not None or count == 0:
+        return 0
+    if target is not None and not jit_target.compiles_for(target):
+        return min(jobs, count)
+    if jobs <= 1 or count <= max(1, IN_PROCESS_UP_TO):
         return 0
     return min(jobs, count)
+
+
+def prepare(target: Target, jobs: int, executor: str | None) -> None:
+    """Start the server local workers are forked from, for ``target``, if this build may want
+    workers: it then sets numba up while the build traces and generates code (~1.5 s a cold
+    build waited for at its compile stage). A server that is not needed after all costs the
+    machine's otherwise idle core, and is stopped with the build's process."""
+    if executor is None and (jobs > 1 or not jit_target.compiles_for(target)):
+        _ensure_server(target)
 
 
 def slowest_first(requests: Sequence[CompileRequest]) -> list[CompileRequest]:
@@ -144,7 +175,8 @@ def run_jobs(
             with _dask_client(executor):
                 pass
         return
-    workers = local_workers(len(requests), jobs, executor)
+    target = requests[0].target  # a build compiles one target at a time
+    workers = local_workers(len(requests), jobs, executor, target)
     if executor is None and workers == 0:
         if jobs > 1 and len(requests) >= HELPED_FROM:
             yield from _helped(requests, jobs - 1)
@@ -152,7 +184,7 @@ def run_jobs(
         for request in requests:
             yield compile_job(request)
         return
-    with _executor(executor, workers) as (pool, wait_for_workers):
+    with _executor(executor, workers, target) as (pool, wait_for_workers):
         futures: list[Future[JobResult]] = [pool.submit(compile_job, request) for request in requests]
         try:
             pending = set(futures)
@@ -194,7 +226,7 @@ def _helped(
 
     def helper() -> None:
         try:
-            pool = _RecyclingPool(helpers, OPS_PER_WORKER)
+            pool = _RecyclingPool(helpers, OPS_PER_WORKER, requests[0].target)
         except Exception:  # no workers here: this process compiles everything
             return
         running: dict[Future[JobResult], CompileRequest] = {}
@@ -286,11 +318,11 @@ def _result(future: Future[JobResult], executor: str | None) -> JobResult:
 
 
 @contextmanager
-def _executor(spec: str | None, workers: int) -> Iterator[tuple[Executor, Callable[[], None]]]:
+def _executor(spec: str | None, workers: int, target: Target) -> Iterator[tuple[Executor, Callable[[], None]]]:
     """The pool that runs the jobs, and a check that it still has workers (raising if it has
     had none for :func:`worker_timeout` seconds)."""
     if spec is None:
-        with _local_pool(workers) as pool:  # its workers are ours: replaced when they die
+        with _local_pool(workers, target) as pool:  # its workers are ours: replaced when they die
             yield pool, lambda: None
     else:
         with _dask_client(spec) as client:
@@ -345,16 +377,45 @@ def _skip_main_in_workers() -> None:
         spawn.get_preparation_data = _without_main(spawn.get_preparation_data)
 
 
-class _RecyclingPool(Executor):
-    """``multiprocessing.Pool`` as an Executor. The pool replaces a worker after
-    ``tasks_per_worker`` tasks reliably; ``ProcessPoolExecutor(max_tasks_per_child=...)`` hangs
-    on Python 3.11 to 3.13 once a worker retires while tasks are queued (CPython gh-115634)."""
+_server_lock = threading.Lock()
+_server_for: list[Target] = []
+"""The target the running worker server was started for."""
 
-    def __init__(self, workers: int, tasks_per_worker: int) -> None:
+
+def _ensure_server(target: Target) -> None:
+    """The server local workers are forked from, running with numba's JIT set to ``target``:
+    started (again, if it died) with :func:`jit_target.environment`, the build's own variables
+    left as they were, and stopped first if it ran for another target."""
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver  # type: ignore[attr-defined]
+    with _server_lock:
+        if _server_for != [target] and server._forkserver_pid is not None:
+            server._stop()
+        forkserver.set_forkserver_preload([_PRELOAD])
+        saved = {name: os.environ.get(name) for name in jit_target.VARIABLES}
+        os.environ.update(jit_target.environment(target))
+        try:
+            forkserver.ensure_running()  # nothing to do when it runs
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        _server_for[:] = [target]
+
+
+class _RecyclingPool(Executor):
+    """``multiprocessing.Pool`` as an Executor, its workers compiling for ``target``. The pool
+    replaces a worker after ``tasks_per_worker`` tasks reliably;
+    ``ProcessPoolExecutor(max_tasks_per_child=...)`` hangs on Python 3.11 to 3.13 once a worker
+    retires while tasks are queued (CPython gh-115634)."""
+
+    def __init__(self, workers: int, tasks_per_worker: int, target: Target) -> None:
         _skip_main_in_workers()
-        context = _CompileContext()
-        context.set_forkserver_preload([_PRELOAD])
-        self._pool = context.Pool(workers, maxtasksperchild=tasks_per_worker)
+        _ensure_server(target)
+        self._pool = _CompileContext().Pool(workers, maxtasksperchild=tasks_per_worker)
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         future: Future[T] = Future()
@@ -379,8 +440,8 @@ class _RecyclingPool(Executor):
 
 
 @contextmanager
-def _local_pool(workers: int) -> Iterator[Executor]:
-    pool = _RecyclingPool(workers, OPS_PER_WORKER)
+def _local_pool(workers: int, target: Target) -> Iterator[Executor]:
+    pool = _RecyclingPool(workers, OPS_PER_WORKER, target)
     try:
         yield pool
     except BaseException:

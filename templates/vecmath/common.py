@@ -16,11 +16,12 @@ module):
 * no ``np.floor``/``np.trunc``/``np.rint``: on the 'generic' x86-64 target (SSE2, no
   ``roundpd``) LLVM lowers them to libm calls, so rounding uses the 1.5 * 2**52 trick;
 * double-double products split operands with a bit mask (Dekker with SLEEF's
-  ``vupper``), which is exact whether or not LLVM contracts ``a*b + c`` into an FMA
-  (FMA contraction only makes the error terms more accurate), so results meet their
-  bounds both on FMA targets and on 'generic'; the products ``_dd_mul_*`` and ``_dd_squ``
-  take ``fma`` instead where the target has it (``has_fma()``, decided when the module is
-  compiled for a target: aotbuild/compile/intrinsics.py), with the same exact error terms.
+  ``vupper``: 26 and 27 bits), whose error terms are exact but where the low halves' product
+  needs 54 bits (about 4% of products), and within 2^-103 of the product there, whether or
+  not LLVM contracts ``a*b + c`` into an FMA, so results meet their bounds both on FMA
+  targets and on 'generic'; the products ``_dd_mul_*`` and ``_dd_squ`` take ``fma`` instead
+  where the target has it (``has_fma()``, decided when the module is compiled for a target:
+  aotbuild/compile/intrinsics.py), with exact error terms.
 
 A double-double value is a pair ``(hi, lo)`` of float64 with ``|lo| <= ulp(hi)/2``;
 functions take and return the parts as separate values / tuples.
@@ -343,8 +344,8 @@ def _dd_sub_dd_dd(xh, xl, yh, yl):
 @register_jitable(forceinline=True, fastmath={"contract"}, error_model="numpy")
 def _dd_mul_d_d(x, y):
     """``x * y`` exactly as a double-double (SLEEF ddmul_vd2_vd_vd): the product's error by one
-    FMA where the target has it, else by Dekker's split (eight operations). Both are exact, so
-    the bits are the same."""
+    FMA where the target has it, else by Dekker's split (eight operations), exact but where the
+    low halves' product needs 54 bits (about 4% of products: within 2^-103 of the product)."""
     s = x * y
     if has_fma():
         return s, fma(x, y, -s)

@@ -4,8 +4,9 @@ generated modules instead of per-element libm calls.
 Checks the template rules (self-sufficient sources, decorators), the accuracy contract
 against a long double reference on a sample of each function's domain, NumPy's results on
 special values, the trig range guards, and the same bounds on the 'generic' CPU (no FMA:
-Dekker's exact products) in a subprocess started at the beginning so it runs beside the
-in-process tests (which take the FMA path where this machine has FMA, as its packages do).
+Dekker's products) in a subprocess started at the beginning so it runs beside the
+in-process tests (which take the FMA path where this machine has FMA, as its packages do: with
+the suite's JIT set to generic, through the C library's fma, which gives the same bits).
 """
 
 from __future__ import annotations
@@ -56,9 +57,12 @@ def ns():
         yield vs.load_vecmath()
 
 
-def test_exact_products_are_the_same_with_and_without_fma():
-    """_dd_mul_d_d's error term by one FMA equals Dekker's split wherever that is exact (the
-    product normal and its error above the subnormal range), so the two paths give the same bits."""
+def test_products_without_fma_are_within_2_to_the_minus_103_of_the_exact_ones():
+    """_dd_mul_d_d's double-double product: by one FMA, exact; by Dekker's split (targets
+    without FMA), exact unless the two low halves' product needs 54 bits (SLEEF's split by
+    masking leaves 27 bits in each: about 4% of products of normal numbers), and within 2^-103
+    of the product there (the functions' bounds hold on both paths: the generic subprocess
+    measures them). Where the product and its error are normal."""
     import numba
 
     rng = np.random.default_rng(7)
@@ -80,9 +84,12 @@ def test_exact_products_are_the_same_with_and_without_fma():
         results.append((hi, lo))
     with np.errstate(all="ignore"):
         exact = np.isfinite(a * b) & (np.abs(a * b) > 2.0**-960)
-    assert exact.sum() > n // 3
-    for split, fused in zip(*results, strict=True):
-        np.testing.assert_array_equal(split[exact], fused[exact])
+        assert exact.sum() > n // 3
+        (split_hi, split_lo), (fused_hi, fused_lo) = results
+        np.testing.assert_array_equal(split_hi[exact], fused_hi[exact])
+        error = np.abs(split_lo - fused_lo)[exact] / np.abs(a * b)[exact]
+    assert error.max() <= 2.0**-103
+    assert np.count_nonzero(error) < 0.1 * exact.sum()
 
 
 def test_sources_follow_the_template_rules():

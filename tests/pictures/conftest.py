@@ -9,9 +9,11 @@ and failed, they fail.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,9 +23,11 @@ PROGRAMS = {"dot": "graphviz", "chromium": "chromium"}
 
 
 def _install(packages: list[str]) -> str:
-    """apt-get install ``packages``; what went wrong, or ""."""
+    """apt-get install ``packages``; what went wrong, or "". apt waits for another apt holding
+    its lock (the other pytest-xdist worker, or the machine's own updates) rather than failing."""
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", *packages]):
+    wait = ["-o", "DPkg::Lock::Timeout=600"]
+    for command in (["apt-get", *wait, "update", "-qq"], ["apt-get", *wait, "install", "-y", "-qq", *packages]):
         done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=900)
         if done.returncode != 0:
             return f"`{' '.join(command)}` failed: {done.stderr.strip()[-2000:]}"
@@ -32,16 +36,19 @@ def _install(packages: list[str]) -> str:
 
 @pytest.fixture(scope="session")
 def debian_programs() -> dict[str, str]:
-    """Where ``dot`` and ``chromium`` are, installing the missing ones once per session."""
-    missing = [name for name in PROGRAMS if shutil.which(name) is None]
-    if missing:
-        packages = [PROGRAMS[name] for name in missing]
-        refused = os.environ.get("AOTBUILD_TESTS_NO_APT") == "1"
-        if refused or os.geteuid() != 0 or shutil.which("apt-get") is None:
-            pytest.skip(f"{', '.join(missing)} missing: run `sudo apt-get install {' '.join(packages)}`")
-        failure = _install(packages)
-        if failure:
-            pytest.fail(f"installing {', '.join(packages)} for the pictures' tests: {failure}")
+    """Where ``dot`` and ``chromium`` are, installing the missing ones once per session (one
+    pytest-xdist worker at a time: the second finds them installed)."""
+    with open(Path(tempfile.gettempdir()) / "aotbuild-tests-apt.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        missing = [name for name in PROGRAMS if shutil.which(name) is None]
+        if missing:
+            packages = [PROGRAMS[name] for name in missing]
+            refused = os.environ.get("AOTBUILD_TESTS_NO_APT") == "1"
+            if refused or os.geteuid() != 0 or shutil.which("apt-get") is None:
+                pytest.skip(f"{', '.join(missing)} missing: run `sudo apt-get install {' '.join(packages)}`")
+            failure = _install(packages)
+            if failure:
+                pytest.fail(f"installing {', '.join(packages)} for the pictures' tests: {failure}")
     return {name: str(shutil.which(name)) for name in PROGRAMS}
 
 
