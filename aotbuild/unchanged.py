@@ -123,7 +123,9 @@ def describe(project: Any, options: dict[str, Any], uses: dict[str, str]) -> dic
         "python": platform.python_version(),
         # not numba's JIT CPU: a build sets it to the target (aotbuild/compile/jit_target.py)
         "numba_settings": {
-            k: v for k, v in sorted(os.environ.items()) if k.startswith("NUMBA_") and k not in JIT_CPU_VARIABLES
+            k: v
+            for k, v in sorted(os.environ.items())
+            if k.startswith("NUMBA_") and k not in JIT_CPU_VARIABLES
         },
         "cpu": _cpu() if "host" in targets else "",
         "uses": uses,

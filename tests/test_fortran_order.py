@@ -133,3 +133,41 @@ def test_what_traced_graphs_refuse(tmp_path, signature: str, extra: str, message
     project = load_config(tmp_path / "graphs.toml")
     with project_imports(project.root), pytest.raises(TraceError, match=message):
         trace_project(project)
+
+
+def matrices(rows: int, columns: int, dtype=np.float64) -> list[np.ndarray]:
+    """One matrix of each way of lying in memory: C, Fortran, rows or columns reversed, a slice of
+    a wider matrix (rows further apart than their length), every other row and column (neither
+    contiguous: a copy goes to BLAS), a transposed slice."""
+    wide = RNG.normal(size=(rows + 4, 2 * columns + 3)).astype(dtype)
+    base = RNG.normal(size=(rows, columns)).astype(dtype)
+    return [
+        base,
+        np.asfortranarray(base),
+        base[::-1],
+        base[:, ::-1],
+        wide[2 : 2 + rows, 1 : 1 + columns],
+        wide[::2, ::2][:rows, :columns],
+        np.ascontiguousarray(wide.T)[1 : 1 + columns, :rows].T,
+    ]
+
+
+def test_matrix_products_of_every_layout_give_numpys_values(package) -> None:
+    """One BLAS call reads each matrix as it lies (rows or columns contiguous, rows further apart
+    than their length) and a copy of the others: every pair, complex ones, empty ones and a
+    stack of matrices, as NumPy's matmul."""
+    for a in matrices(5, 3):
+        for b in matrices(3, 4):
+            np.testing.assert_allclose(package.product_any(a, b), a @ b, rtol=1e-13)
+    for rows, inner, columns in [(1, 3, 1), (4, 1, 2), (0, 3, 2), (3, 0, 2), (2, 3, 0)]:
+        a, b = RNG.normal(size=(rows, inner)), RNG.normal(size=(inner, columns))
+        np.testing.assert_array_equal(package.product_any(a, b), a @ b)
+    c = (RNG.normal(size=(4, 3)) + 1j * RNG.normal(size=(4, 3))).astype(np.complex64)
+    d = np.asfortranarray((RNG.normal(size=(3, 2)) + 1j * RNG.normal(size=(3, 2))).astype(np.complex64))
+    for left in (c, c[::-1], c.T.copy().T):
+        np.testing.assert_allclose(package.product_complex(left, d), left @ d, rtol=1e-5)
+    stack = RNG.normal(size=(3, 4, 6)).astype(np.float32)[:, :, ::2]
+    right = RNG.normal(size=(3, 2)).astype(np.float32)
+    np.testing.assert_allclose(package.product_stacked(stack, right), stack @ right, rtol=1e-5)
+    with pytest.raises(ValueError, match="mismatch in its core dimension 0"):
+        package.product_any(np.ones((2, 3)), np.ones((2, 3)))

@@ -318,7 +318,9 @@ def _result(future: Future[JobResult], executor: str | None) -> JobResult:
 
 
 @contextmanager
-def _executor(spec: str | None, workers: int, target: Target) -> Iterator[tuple[Executor, Callable[[], None]]]:
+def _executor(
+    spec: str | None, workers: int, target: Target
+) -> Iterator[tuple[Executor, Callable[[], None]]]:
     """The pool that runs the jobs, and a check that it still has workers (raising if it has
     had none for :func:`worker_timeout` seconds)."""
     if spec is None:
@@ -388,7 +390,7 @@ def _ensure_server(target: Target) -> None:
     left as they were, and stopped first if it ran for another target."""
     from multiprocessing import forkserver
 
-    server = forkserver._forkserver  # type: ignore[attr-defined]
+    server: Any = forkserver._forkserver  # its private state: typeshed has no _stop
     with _server_lock:
         if _server_for != [target] and server._forkserver_pid is not None:
             server._stop()

@@ -134,8 +134,13 @@ def _vector_instructions(module: OpModule, tmp_path: Path) -> list[str]:
     from aotbuild.compile.target import resolve_target
 
     request = CompileRequest(
-        module.symbol, module.text, module.function, module.signature, module.flags,
-        resolve_target("x86-64-v3"), toolchain_key(),
+        module.symbol,
+        module.text,
+        module.function,
+        module.signature,
+        module.flags,
+        resolve_target("x86-64-v3"),
+        toolchain_key(),
     )
     path = tmp_path / "op.o"
     path.write_bytes(compile_request(request).data)
@@ -220,7 +225,9 @@ def test_rolls_read_rows_in_segments_and_give_numpys_bits(ndim: int) -> None:
         ("floor_divide", "uint32"),
     ],
 )
-def test_integer_division_by_an_array_in_floating_point_is_numpys(fn: str, dtype: str, tmp_path: Path) -> None:
+def test_integer_division_by_an_array_in_floating_point_is_numpys(
+    fn: str, dtype: str, tmp_path: Path
+) -> None:
     """``x // y`` and ``x % y`` of integers of 32 bits or fewer by an array: floor(x / y) in
     float32 or float64, exact, and vectorised (x86 has no vector integer division); NumPy's
     values everywhere, division by 0 and MIN // -1 included (every int8 pair; edges and 10^5

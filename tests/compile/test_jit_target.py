@@ -93,7 +93,12 @@ def in_process(script: str, **env: str) -> object:
     tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     output = subprocess.run(
         [sys.executable, "-c", script],
-        capture_output=True, text=True, env=environment, check=True, timeout=300, cwd=tests,
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=True,
+        timeout=300,
+        cwd=tests,
     ).stdout
     return json.loads(output.splitlines()[-1])
 

@@ -27,7 +27,10 @@ def _install(packages: list[str]) -> str:
     its lock (the other pytest-xdist worker, or the machine's own updates) rather than failing."""
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     wait = ["-o", "DPkg::Lock::Timeout=600"]
-    for command in (["apt-get", *wait, "update", "-qq"], ["apt-get", *wait, "install", "-y", "-qq", *packages]):
+    for command in (
+        ["apt-get", *wait, "update", "-qq"],
+        ["apt-get", *wait, "install", "-y", "-qq", *packages],
+    ):
         done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=900)
         if done.returncode != 0:
             return f"`{' '.join(command)}` failed: {done.stderr.strip()[-2000:]}"
