@@ -120,7 +120,7 @@ def _compile(
     """Every compiled module's object (``plan.compiled``), from the cache or compiled now (in
     plan order, whoever compiled it); also the time each compiled one took, and how many came
     from the shared store."""
-    from .compile.compiler import CompiledIn, CompiledObject, CompileRequest
+    from .compile.compiler import CompiledObject, CompileRequest
     from .compile.keys import op_key, toolchain_key
     from .compile.workers import local_workers, run_jobs, slowest_first
 
@@ -131,20 +131,7 @@ def _compile(
     missing: dict[str, CompileRequest] = {}
     keys: dict[str, str] = {}
     for module in plan.compiled:
-        request = CompileRequest(
-            module.symbol,
-            module.text,
-            module.function,
-            module.signature,
-            module.flags,
-            target,
-            toolchain,
-            adapter=module.kind == "graph",
-            compiled_in=tuple(
-                CompiledIn(symbol, modules[symbol].text, modules[symbol].function, modules[symbol].flags)
-                for symbol in module.compiled_in
-            ),
-        )
+        request = module.request(target, toolchain, [modules[symbol] for symbol in module.compiled_in])
         keys[module.symbol] = op_key(request)
         entry = cache.get(keys[module.symbol]) if cache is not None else None
         if entry is None:

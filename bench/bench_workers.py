@@ -45,7 +45,7 @@ def example() -> Path:
 GROWTH = """
 import json, os, sys, time
 from aotbuild.codegen.plan import make_plan
-from aotbuild.compile.compiler import CompileRequest, compile_request
+from aotbuild.compile.compiler import compile_request
 from aotbuild.compile.keys import toolchain_key
 from aotbuild.compile.target import resolve_target
 from aotbuild.config import load_config
@@ -59,10 +59,7 @@ project = load_config({path!r})
 with project_imports(project.root):
     plan = make_plan(trace_project(project))
 target, toolchain = resolve_target(project.package.target), toolchain_key()
-requests = [
-    CompileRequest(m.symbol, m.text, m.function, m.signature, m.flags, target, toolchain, adapter=m.kind == "graph")
-    for m in plan.modules
-]
+requests = [m.request(target, toolchain) for m in plan.modules]
 after, seconds = [rss_mib()], []
 for _ in range({passes}):
     started = time.perf_counter()

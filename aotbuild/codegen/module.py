@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..compile.compiler import CompileFlags
+from ..compile.compiler import CompiledIn, CompileFlags, CompileRequest
+from ..compile.target import Target
 from ..graph import Node
 from ..types import CythonExport, Signature
 from . import vecmath
@@ -65,6 +67,22 @@ class OpModule:
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
+
+    def request(self, target: Target, toolchain: str, compiled_in: Sequence[OpModule] = ()) -> CompileRequest:
+        """What compiling this module for ``target`` asks of a compile worker: its text,
+        function, signature and flags, the C adapter of a graph's entry, and ``compiled_in``, the
+        modules of :attr:`compiled_in`."""
+        return CompileRequest(
+            self.symbol,
+            self.text,
+            self.function,
+            self.signature,
+            self.flags,
+            target,
+            toolchain,
+            adapter=self.kind == "graph",
+            compiled_in=tuple(CompiledIn(m.symbol, m.text, m.function, m.flags) for m in compiled_in),
+        )
 
 
 #: Traced graphs give NumPy's answers: division by zero is inf/nan, not an exception.

@@ -129,19 +129,11 @@ def _vector_instructions(module: OpModule, tmp_path: Path) -> list[str]:
     the integer divisions take), whatever CPU numba's JIT is set to; moves left out."""
     import subprocess
 
-    from aotbuild.compile.compiler import CompileRequest, compile_request
+    from aotbuild.compile.compiler import compile_request
     from aotbuild.compile.keys import toolchain_key
     from aotbuild.compile.target import resolve_target
 
-    request = CompileRequest(
-        module.symbol,
-        module.text,
-        module.function,
-        module.signature,
-        module.flags,
-        resolve_target("x86-64-v3"),
-        toolchain_key(),
-    )
+    request = module.request(resolve_target("x86-64-v3"), toolchain_key())
     path = tmp_path / "op.o"
     path.write_bytes(compile_request(request).data)
     listing = subprocess.run(["objdump", "-d", str(path)], capture_output=True, text=True, check=True).stdout
