@@ -24,6 +24,7 @@ from .cache.remote import RemoteStore, configured_url, read_only, save_stats
 from .cache.store import ObjectCache
 from .codegen import vecmath
 from .codegen.plan import BuildPlan, make_plan
+from .codegen.templates import keep_compiled_templates
 from .config import ProjectConfig, display_path, load_config
 from .errors import AotBuildWarning, CompileError, ConfigError
 from .files import exclusive_lock, write_if_changed
@@ -231,6 +232,7 @@ def build(
     url = configured_url(cache_url) if use_cache else None
     store = RemoteStore(url, read_only=read_only()) if url else None
     cache = ObjectCache(cache_dir(), store) if use_cache else None
+    keep_compiled_templates(cache.templates if cache is not None else None)
     cap = size_cap()
     options = _Options(profile=profile, fuse=fuse, regions=regions, force=force)
     described = inputs.describe(

@@ -14,6 +14,7 @@ import pytest
 
 from aotbuild.build import BuildResult, build
 from aotbuild.cache.store import ObjectCache
+from aotbuild.codegen.templates import CompiledTemplates, environment
 from aotbuild.progress import Progress
 
 from .conftest import PROJECTS
@@ -105,6 +106,13 @@ def test_no_cache_neither_reads_nor_writes(
     result = quiet_build(project, use_cache=False)
     assert result.compiled == result.modules and result.linked
     assert not (tmp_path / "empty-cache").exists()
+    assert environment().bytecode_cache is None  # nor templates compiled by Jinja
+
+
+def test_the_cache_keeps_the_templates_jinja_compiled(project: Path, own_cache: ObjectCache) -> None:
+    quiet_build(project)
+    kept = environment().bytecode_cache
+    assert isinstance(kept, CompiledTemplates) and kept.folder == own_cache.templates
 
 
 def test_damaged_entry_is_rebuilt_not_linked(

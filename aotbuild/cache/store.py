@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import time
 import warnings
 from collections.abc import Collection, Iterator, Mapping
@@ -36,6 +37,8 @@ MAGIC = b"aotbuild-cache 1\n"
 #: keys are sha256 hex digests, filed under their first two digits.
 _ENTRY = re.compile(r"(?P<temporary>\.)?(?P<key>[0-9a-f]{64})(?(temporary)\.\w+)")
 _SHARD = re.compile(r"[0-9a-f]{2}")
+#: A compiled template: Jinja's sha1 key (or a temporary file of one, being written).
+_TEMPLATE = re.compile(r"(\.)?[0-9a-f]{40}(?(1)\.\w+)")
 
 #: Temporary files older than this are debris of a killed build (a live write takes seconds).
 STALE_TEMPORARY_SECONDS = 3600.0
@@ -80,6 +83,12 @@ class ObjectCache:
 
     def path(self, key: str) -> Path:
         return self.objects / key[:2] / key
+
+    @property
+    def templates(self) -> Path:
+        """Code generation's templates as Jinja compiled them, for this Python
+        (:class:`aotbuild.codegen.templates.CompiledTemplates`): derived data, checked on load."""
+        return self.root / "templates" / sys.implementation.cache_tag
 
     def get(self, key: str) -> Entry | None:
         """The entry under ``key``, verified; None if absent or damaged (then it is removed)."""
@@ -141,6 +150,16 @@ class ObjectCache:
                 if S_ISREG(stat.st_mode):
                     yield StoredFile(path, stat.st_size, stat.st_mtime)
 
+    def _compiled_templates(self) -> Iterator[StoredFile]:
+        folder = self.templates
+        if folder.is_symlink() or not folder.is_dir():
+            return
+        for path in folder.iterdir():
+            with contextlib.suppress(OSError):  # removed by a concurrent build
+                stat = path.lstat()
+                if _TEMPLATE.fullmatch(path.name) and S_ISREG(stat.st_mode):
+                    yield StoredFile(path, stat.st_size, stat.st_mtime)
+
     def info(self) -> CacheInfo:
         entries = [f for f in self.files() if not f.path.name.startswith(".")]
         uses = [f.used for f in entries]
@@ -153,9 +172,9 @@ class ObjectCache:
         )
 
     def clear(self) -> int:
-        """Remove every entry; returns the bytes freed."""
+        """Remove every entry, and the compiled templates; returns the bytes freed."""
         freed = 0
-        for stored in self.files():
+        for stored in [*self.files(), *self._compiled_templates()]:
             stored.path.unlink(missing_ok=True)
             freed += stored.size
         return freed

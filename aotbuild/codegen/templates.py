@@ -6,11 +6,15 @@ deterministic: no timestamps, no absolute paths, sorted wherever order is not me
 
 from __future__ import annotations
 
+import contextlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.bccache
+
+from ..files import atomic_write
 
 
 def template_dir() -> Path:
@@ -39,6 +43,32 @@ def environment() -> jinja2.Environment:
     )
     env.globals["tuple_text"] = tuple_text
     return env
+
+
+class CompiledTemplates(jinja2.BytecodeCache):
+    """The templates as Jinja compiled them, kept in a folder of the cache
+    (:attr:`aotbuild.cache.store.ObjectCache.templates`): compiling the 30 or so templates a
+    build renders took ~0.2 s of every build that generates code (0.7 s in all for a new package
+    whose objects are all cached), loading them ~0.01 s. Jinja checks each against its
+    template's text and against its own and Python's versions, so an edited template is compiled
+    again; a folder that cannot be read or written only loses the saving."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            bucket.bytecode_from_string((self.folder / bucket.key).read_bytes())
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            atomic_write(self.folder / bucket.key, bucket.bytecode_to_string())
+
+
+def keep_compiled_templates(folder: Path | None) -> None:
+    """Templates this process has not compiled yet are loaded from ``folder``, or compiled and
+    kept there (None: compiled, not kept: a build told not to use the cache)."""
+    environment().bytecode_cache = CompiledTemplates(folder) if folder is not None else None
 
 
 def render(template: str, **context: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -50,7 +51,7 @@ def project_imports(root: Path) -> Iterator[None]:
     now; modules the process had imported from the project before are put back afterwards.
     """
     root = root.resolve()
-    earlier = {name: module for name, module in list(sys.modules.items()) if _is_under(module, root)}
+    earlier = {name: sys.modules[name] for name in _modules_under(root)}
     for name in earlier:
         del sys.modules[name]
     sys.path.insert(0, str(root))
@@ -59,19 +60,33 @@ def project_imports(root: Path) -> Iterator[None]:
     finally:
         with contextlib.suppress(ValueError):
             sys.path.remove(str(root))
-        for name in [name for name, module in list(sys.modules.items()) if _is_under(module, root)]:
+        for name in _modules_under(root):
             del sys.modules[name]
         sys.modules.update(earlier)
 
 
-def _is_under(module: object, root: Path) -> bool:
-    filename = getattr(module, "__file__", None)
-    if not isinstance(filename, str):
-        return False
-    try:
-        return Path(filename).resolve().is_relative_to(root)
-    except (OSError, ValueError):
-        return False
+def _modules_under(root: Path) -> list[str]:
+    """The imported modules whose files are under ``root``, symbolic links resolved. Each folder
+    is resolved once: resolving each of a process's ~800 module files took 32 ms a scan."""
+    folders: dict[str, Path] = {}
+    names = []
+    for name, module in list(sys.modules.items()):
+        filename = getattr(module, "__file__", None)
+        if not isinstance(filename, str):
+            continue
+        try:
+            if os.path.islink(filename):
+                path = Path(filename).resolve()
+            else:
+                folder, base = os.path.split(filename)
+                if folder not in folders:
+                    folders[folder] = Path(folder).resolve()
+                path = folders[folder] / base
+            if path.is_relative_to(root):
+                names.append(name)
+        except (OSError, ValueError):
+            continue
+    return names
 
 
 def _forget_foreign(module_name: str, root: Path) -> None:

@@ -108,6 +108,17 @@ def test_info_and_clear(tmp_path: Path) -> None:
     assert cache.info().entries == 0
 
 
+def test_clear_removes_the_compiled_templates_too(tmp_path: Path) -> None:
+    cache = ObjectCache(tmp_path)
+    cache.templates.mkdir(parents=True)
+    compiled = cache.templates / ("0a" * 20)  # Jinja's key of a template: a sha1
+    compiled.write_bytes(b"j2 bytecode")
+    theirs = cache.templates / "notes.txt"
+    theirs.write_text("mine")
+    assert cache.clear() == len(b"j2 bytecode")
+    assert not compiled.exists() and theirs.exists()
+
+
 def test_a_cache_folder_shared_with_other_files_loses_none_of_them(tmp_path) -> None:
     """AOTBUILD_CACHE_DIR may name a folder that holds other things: clearing and evicting
     remove only files named as the cache names its entries."""
