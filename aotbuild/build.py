@@ -326,6 +326,7 @@ def _build_locked(
         remove_leftovers,
         same_tree,
         staging_dir,
+        write_bytecode,
         write_text,
     )
 
@@ -403,6 +404,7 @@ def _build_locked(
         write_text(staged, "_numba.py", render_numba_interop(project, plan))
         if options.profile:
             write_text(staged, "_profile.py", render_profile(project))
+        write_bytecode(staged, package.name)
         write_text(staged, "py.typed", "")
         write_text(staged, NUMBA_LICENCE_FILE, numba_licence())
         if any(vecmath.LICENCE_FILE in module.text for module in plan.modules):

@@ -116,6 +116,7 @@ def test_the_wheel_is_tagged_for_this_platform_and_python(example_wheel: Path) -
     ):
         assert f"example_ext/{name}" in names
     assert not [name for name in names if "/." in name], "no work folders in the wheel"
+    assert not [name for name in names if "__pycache__" in name], "pip compiles the bytecode"
     assert "Requires-Dist: numpy>=2.0" in metadata_text
 
 

@@ -9,6 +9,8 @@ a build that was killed are removed by the next one.
 
 from __future__ import annotations
 
+import importlib.util
+import py_compile
 import tempfile
 from pathlib import Path
 
@@ -29,6 +31,23 @@ def staging_dir(work: Path) -> Path:
 
 def write_text(folder: Path, name: str, text: str) -> None:
     atomic_write(folder / name, text.encode())
+
+
+def write_bytecode(folder: Path, package: str) -> None:
+    """The bytecode of ``folder``'s Python modules, in its ``__pycache__`` as Python would write
+    it, but checked against the source's hash rather than its time (so the same build gives the
+    same bytes): a package's first import, and every import where Python writes no bytecode
+    (``PYTHONDONTWRITEBYTECODE``, a read-only site-packages), need not compile its loader. The
+    example's took ~2 ms to compile, of a ~2.4 ms import. Tracebacks name the installed file:
+    importlib sets it when it loads the bytecode."""
+    for source in sorted(folder.glob("*.py")):
+        py_compile.compile(
+            str(source),
+            cfile=importlib.util.cache_from_source(str(source)),
+            dfile=f"{package}/{source.name}",
+            doraise=True,
+            invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+        )
 
 
 def publish(staged: Path, destination: Path) -> None:
@@ -64,15 +83,16 @@ def remove_leftovers(work: Path) -> None:
 
 
 def same_tree(staged: Path, destination: Path) -> bool:
-    """Whether ``destination`` already holds exactly the files of ``staged``."""
+    """Whether ``destination`` already holds exactly the files of ``staged``: bytecode Python
+    wrote there for itself (another Python's, say) aside."""
     if destination.is_symlink() or not destination.is_dir():
         return False
 
     def files(root: Path) -> list[Path]:
-        found = (p.relative_to(root) for p in root.rglob("*") if p.is_file())
-        return sorted(p for p in found if "__pycache__" not in p.parts)
+        return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
 
     names = files(staged)
-    if names != files(destination):
+    ours = set(names)
+    if names != [p for p in files(destination) if "__pycache__" not in p.parts or p in ours]:
         return False
     return all((staged / name).read_bytes() == (destination / name).read_bytes() for name in names)

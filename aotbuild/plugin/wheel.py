@@ -124,7 +124,8 @@ def _map_for_editable_install(dist: Any, package_dir: Path, graphs: Path) -> Non
 
 def copy_package(package_dir: Path, build_lib: Path) -> list[Path]:
     """The built package copied into ``build_lib`` (the wheel's files); the files copied. An
-    earlier copy is replaced; anything else of that name there stops the build."""
+    earlier copy is replaced; anything else of that name there stops the build. Bytecode stays
+    out: pip compiles it for the Python it installs into."""
     from ..package.ownership import not_ours, remove
 
     destination = build_lib / package_dir.name
@@ -135,5 +136,5 @@ def copy_package(package_dir: Path, build_lib: Path) -> list[Path]:
             f"project ship a package named {package_dir.name} too? Rename one of them"
         )
     remove(destination)
-    shutil.copytree(package_dir, destination)
+    shutil.copytree(package_dir, destination, ignore=shutil.ignore_patterns("__pycache__"))  # pip compiles
     return sorted(path for path in destination.rglob("*") if path.is_file())

@@ -1,12 +1,23 @@
 """Staging and publishing a package: readable by everyone the umask allows, swapped in whole,
-staged in the build's own work folder."""
+staged in the build's own work folder, its modules' bytecode shipped with it."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import subprocess
+import sys
 
-from aotbuild.package.writer import discard, publish, remove_leftovers, staging_dir, write_text
+from aotbuild.package.writer import (
+    discard,
+    publish,
+    remove_leftovers,
+    same_tree,
+    staging_dir,
+    write_bytecode,
+    write_text,
+)
 
 
 def test_published_package_has_the_modes_mkdir_and_open_give(tmp_path) -> None:
@@ -60,3 +71,52 @@ def test_publishing_over_a_symlink_replaces_the_link_not_what_it_points_to(tmp_p
     publish(staged, destination)  # the build asks first; this is what --force then does
     assert not destination.is_symlink() and (destination / "__init__.py").is_file()
     assert (target / "data.txt").read_text() == "precious"
+
+
+def _package(folder, loader: str):
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(loader)
+    (folder / "_helpers.py").write_text("def twice(x):\n    return 2 * x\n")
+    write_bytecode(folder, "pkg")
+    return folder
+
+
+def test_the_modules_bytecode_is_shipped_checked_by_hash_and_the_same_every_build(tmp_path) -> None:
+    first = _package(tmp_path / "a" / "pkg", "VALUE = 1\n")
+    second = _package(tmp_path / "b" / "pkg", "VALUE = 1\n")
+    compiled = sorted(p.name for p in (first / "__pycache__").iterdir())
+    assert compiled == [
+        f"__init__.{sys.implementation.cache_tag}.pyc",
+        f"_helpers.{sys.implementation.cache_tag}.pyc",
+    ]
+    for name in compiled:
+        data = (first / "__pycache__" / name).read_bytes()
+        assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked on import
+        assert data == (second / "__pycache__" / name).read_bytes()
+    # imported with no bytecode writing: loaded, not compiled, and named as installed
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import pkg, pkg._helpers; "
+        "print(pkg.VALUE, pkg.__spec__.cached is not None, pkg._helpers.twice.__code__.co_filename)"
+    )
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(first.parent)], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["1", "True", str(first / "_helpers.py")]
+    (first / "__init__.py").write_text(
+        "VALUE = 2\n"
+    )  # an edited source is compiled again, not its old bytecode run
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(first.parent)], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split()[0] == "2"
+
+
+def test_a_package_is_the_same_whatever_bytecode_python_wrote_beside_ours(tmp_path) -> None:
+    staged = _package(tmp_path / "staged" / "pkg", "VALUE = 1\n")
+    destination = tmp_path / "out" / "pkg"
+    shutil.copytree(staged, destination)
+    (destination / "__pycache__" / "__init__.cpython-399.pyc").write_bytes(b"another Python's")
+    assert same_tree(staged, destination)
+    (destination / "__pycache__" / f"__init__.{sys.implementation.cache_tag}.pyc").write_bytes(b"stale")
+    assert not same_tree(staged, destination)
