@@ -14,6 +14,7 @@ can never take away an object a build is about to link.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -21,7 +22,7 @@ import re
 import sys
 import time
 import warnings
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -134,31 +135,12 @@ class ObjectCache:
         """Every entry (and stray temporary file) in the cache, in no particular order: files
         named as the cache names them, in real folders (``AOTBUILD_CACHE_DIR`` may point at a
         folder that holds other things: eviction and ``cache clear`` never see those)."""
-        if self.objects.is_symlink() or not self.objects.is_dir():
-            return
-        for folder in self.objects.iterdir():
-            if folder.is_symlink() or not folder.is_dir() or not _SHARD.fullmatch(folder.name):
-                continue
-            for path in folder.iterdir():
-                match = _ENTRY.fullmatch(path.name)
-                if match is None or not match.group("key").startswith(folder.name):
-                    continue
-                try:
-                    stat = path.lstat()
-                except OSError:  # removed by a concurrent build
-                    continue
-                if S_ISREG(stat.st_mode):
-                    yield StoredFile(path, stat.st_size, stat.st_mtime)
+        for folder in _real_folders(self.objects):
+            if _SHARD.fullmatch(folder.name):
+                yield from _named_files(folder, functools.partial(_is_entry_of, folder.name))
 
     def _compiled_templates(self) -> Iterator[StoredFile]:
-        folder = self.templates
-        if folder.is_symlink() or not folder.is_dir():
-            return
-        for path in folder.iterdir():
-            with contextlib.suppress(OSError):  # removed by a concurrent build
-                stat = path.lstat()
-                if _TEMPLATE.fullmatch(path.name) and S_ISREG(stat.st_mode):
-                    yield StoredFile(path, stat.st_size, stat.st_mtime)
+        return _named_files(self.templates, lambda name: _TEMPLATE.fullmatch(name) is not None)
 
     def info(self) -> CacheInfo:
         entries = [f for f in self.files() if not f.path.name.startswith(".")]
@@ -203,6 +185,36 @@ class ObjectCache:
             total -= stored.size
             freed += stored.size
         return freed
+
+
+def _is_entry_of(shard: str, name: str) -> bool:
+    """Whether ``name`` names an entry (or a temporary file of one) of the folder ``shard``."""
+    match = _ENTRY.fullmatch(name)
+    return match is not None and match.group("key").startswith(shard)
+
+
+def _real_folders(folder: Path) -> Iterator[Path]:
+    """The folders in ``folder`` (none if it is not a real folder), symbolic links left out."""
+    if folder.is_symlink() or not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if not path.is_symlink() and path.is_dir():
+            yield path
+
+
+def _named_files(folder: Path, named: Callable[[str], bool]) -> Iterator[StoredFile]:
+    """The regular files in the real folder ``folder`` whose names ``named`` accepts."""
+    if folder.is_symlink() or not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if not named(path.name):
+            continue
+        try:
+            stat = path.lstat()
+        except OSError:  # removed by a concurrent build
+            continue
+        if S_ISREG(stat.st_mode):
+            yield StoredFile(path, stat.st_size, stat.st_mtime)
 
 
 def _decode(raw: bytes) -> Entry | None:

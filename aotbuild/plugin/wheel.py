@@ -136,5 +136,5 @@ def copy_package(package_dir: Path, build_lib: Path) -> list[Path]:
             f"project ship a package named {package_dir.name} too? Rename one of them"
         )
     remove(destination)
-    shutil.copytree(package_dir, destination, ignore=shutil.ignore_patterns("__pycache__"))  # pip compiles
+    shutil.copytree(package_dir, destination, ignore=shutil.ignore_patterns("__pycache__"))
     return sorted(path for path in destination.rglob("*") if path.is_file())
