@@ -9,6 +9,7 @@ reads and writes, aliased arguments), errors NumPy raises, numba's types where N
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 
@@ -200,6 +201,27 @@ def test_successive_updates_of_one_array_are_all_in_place(built, manifest) -> No
     assert manifest["ops"][symbol]["calls"] == []
     # f = np.array([magnitude * dx, magnitude * dy]) never leaves the region: on its stack
     assert "    v4 = scratch(2, 0, np.float64)  # on the stack\n" in text and "pack_" not in text
+
+
+def test_regions_borrow_the_kernels_arrays_unless_they_return_an_array(built, package) -> None:
+    """A region returning no array counts no references to the kernel's arrays (each view of them
+    took and dropped one with an atomic instruction, once per iteration); views the kernel makes
+    and returns keep theirs."""
+    modules = built.package_dir.parent / ".aotbuild" / "regions_ext" / "modules"
+    (spring,) = modules.glob("aot_region_spring_chain_region_0_*.py")
+    assert "    force = borrowed(force)  # the kernel holds it: no references counted\n" in spring.read_text()
+    (last,) = modules.glob("aot_region_last_pair_region_0_*.py")
+    assert "borrowed" not in last.read_text()  # it returns the small array it made
+    (trailing,) = modules.glob("aot_region_trailing_view_region_0_*.py")
+    assert "    tail = borrowed(tail)" in trailing.read_text()
+    x = RNG.normal(size=50)
+    want = region_kernels.trailing_view(x, 6)
+    got = package.trailing_view(x, 6)
+    del x  # the copy's memory is the result's alone now
+    gc.collect()
+    overwrite = [np.full(44, -1.0) for _ in range(100)]  # memory freed too early would be reused
+    np.testing.assert_array_equal(got, want)
+    assert len(overwrite) == 100
 
 
 def test_a_small_array_leaving_its_region_is_on_the_heap(built, package) -> None:

@@ -32,7 +32,7 @@ from ..graph.calls import Call, ExternalCall, TupleItem
 from ..graph.fused import Fused, FusedReduce
 from ..graph.linalg_ops import Einsum, MatMul
 from ..graph.updates import FusedSetIndex, FusedSetMask
-from ..types import Scalar
+from ..types import Array, Scalar
 from .arg_reduce import render_fused_arg_reduce
 from .buffers import inplace_inputs, stack_arrays, written_in_place
 from .elementwise import render_elementwise, render_fused, render_roll
@@ -239,6 +239,9 @@ def _entry(
             names[node.key] = name
         return names[node.key]
 
+    borrowed = borrowed_params(graph) if kind == "region" else []
+    for name in borrowed:
+        statements.append(f"{name} = borrowed({name})  # the kernel holds it: no references counted")
     for node in graph.nodes():
         op = node.op
         if isinstance(op, Argument):
@@ -341,6 +344,7 @@ def _entry(
         result=result,
         clock=CLOCK_DECLARATIONS if planner.profile and declarations else "",
         stack=bool(on_stack),
+        borrowed=bool(borrowed),
     )
     return op_module(
         name=f"{_PREFIX[kind]}_{graph.name}{'_contiguous' if contiguous else ''}",
@@ -352,6 +356,18 @@ def _entry(
         flags=FASTMATH_FLAGS if fast else TRACED_FLAGS,
         calls=tuple(sorted((set(declarations) - external - inlined_symbols) | inlined_calls)),
     )
+
+
+def borrowed_params(graph: Graph) -> list[str]:
+    """The array parameters a region reads as :func:`~aotbuild.compile.intrinsics.borrowed`
+    arrays: all of them, where the region returns no array (else a view of one could outlive the
+    kernel's reference; writes into them are fine: they land in the kernel's array). A region
+    runs once per iteration of its kernel's loop, and each view it made of them counted a
+    reference with an atomic instruction."""
+    if any(isinstance(node.type, Array) for node in graph.returned):
+        return []
+    arguments = graph.config.signature.args
+    return [name for name, kind in zip(graph.params, arguments, strict=True) if isinstance(kind, Array)]
 
 
 def inlines(node: Node) -> bool:

@@ -20,6 +20,11 @@ They are part of the code generator, not of any module's text, so a change here 
 * :func:`scratch` — a small C-ordered array of a size known when compiling, on the stack of the
   function that makes it: no allocation and no memory-system call (a pairwise sum's buffers,
   three allocations whose runtime poisons each block as it frees it, took 200 ns a call).
+* :func:`borrowed` — an array that holds no reference to its memory: views of it, and the
+  values Ops return that are it, count no references. A region runs once per iteration of its
+  kernel's loop; every view it made of the kernel's arrays took and dropped a reference with
+  an atomic instruction, 15 a step in a loop of 2-element updates, 90% of its time on a Xeon
+  (where an atomic costs ~10 ns).
 * :func:`gemm`, :func:`matrix_order`, :func:`blas_operand` — a matrix product as one call of
   BLAS's gemm for every layout, each matrix read as it lies where its rows or its columns are
   contiguous: numba's ``np.dot`` is compiled once per pair of layouts, and an Op multiplying two
@@ -107,6 +112,23 @@ def scratch(typingctx: Any, rows: Any, columns: Any, dtype: Any) -> Any:
         return array._getvalue()
 
     return result(rows, columns, dtype), codegen
+
+
+@intrinsic
+def borrowed(typingctx: Any, array: Any) -> Any:
+    """``array`` (the same memory, shape and strides) without its reference to that memory, so
+    numba counts no references for it or any view of it. Only for an array the caller keeps
+    alive for the whole call, and only where nothing made from it outlives the call (a region
+    whose results hold no array)."""
+    if not isinstance(array, nbtypes.Array):
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        view = context.make_array(array)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        return view._getvalue()  # holds no reference: nothing to count
+
+    return array(array), codegen
 
 
 @intrinsic

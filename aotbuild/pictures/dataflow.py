@@ -217,6 +217,8 @@ class _EntryReader:
             called = call.func.id if call is not None else ""  # type: ignore[attr-defined]
             if call is not None and called in callees:
                 self.values[target.id] = self._call(callees[called], call.args)
+            elif call is not None and called == "borrowed":
+                continue  # ``x = borrowed(x)``: the same array, its references uncounted
             elif call is not None and called == "scratch":
                 dtype = ast.unparse(call.args[-1]).removeprefix("np.")
                 box = self.box("a", "stack", "array on the stack", lines=(dtype,))

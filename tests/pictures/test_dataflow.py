@@ -112,6 +112,8 @@ def test_a_kernel_calls_its_traced_regions(regions) -> None:
     ]
     compiled_in = [box for box in picture.boxes if "compiled into the region's module" in box.tooltip]
     assert [box.heading for box in compiled_in] == ["set [?, :] = fused multiply", "sum of fused multiply"]
+    # the regions borrow the kernel's arrays (``row = borrowed(row)``): no box, the same values
+    assert not any("borrowed" in box.heading for box in picture.boxes)
 
 
 def test_several_signatures_are_a_cluster_each(numpy_surface) -> None:

@@ -182,3 +182,14 @@ def masked_blend(a, b, m, times):
 def squared_moduli(z, w):
     """Traced whole: |z|**2 three ways, of complex128 and complex64 values."""
     return np.abs(z) ** 2, np.square(np.abs(z)), np.abs(w) * np.abs(w), np.sum(np.abs(z) ** 2)
+
+
+def trailing_view(x, steps):
+    """Views the kernel makes of its copy, each updated by a region that borrows it (counts no
+    reference), the last returned: it must hold its own reference to the copy's memory."""
+    rest = x.copy()
+    for _ in range(steps):
+        tail = rest[1:]
+        tail += 1.0
+        rest = tail
+    return rest
