@@ -272,6 +272,12 @@ def test_argmin_and_argmax_of_expressions_are_numpys(package) -> None:
     nans = x.copy()
     nans[[40, 90]] = np.nan
     cases += [(nans, y, k), (x[:1], y[:1], k[:1])]
+    # from 16 values on, two chains scan the even and the odd values: ties between them, the
+    # first least on either side, and lengths about where the chains start
+    ties = np.full(20, 1.5)
+    ties[[5, 12]] = 0.5
+    cases += [(ties, ties, k[:20]), (ties[1:], ties[1:], k[1:20]), (ties[::-1], ties, k[:20])]
+    cases += [(np.round(x[:n], 1), np.round(y[:n], 1), k[:n] % 3) for n in (15, 16, 17, 33)]
     for args in cases:
         assert package.arg_extremes(*args) == region_kernels.arg_extremes(*args)
     with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
