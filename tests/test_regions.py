@@ -278,6 +278,11 @@ def test_argmin_and_argmax_of_expressions_are_numpys(package) -> None:
     ties[[5, 12]] = 0.5
     cases += [(ties, ties, k[:20]), (ties[1:], ties[1:], k[1:20]), (ties[::-1], ties, k[:20])]
     cases += [(np.round(x[:n], 1), np.round(y[:n], 1), k[:n] % 3) for n in (15, 16, 17, 33)]
+    # a NaN is noticed from the sum of the values: one only in the odd chain; infinities (their
+    # sum no NaN); inf * 0, a NaN of the expression's own
+    odd_nan, infs, zero_y = x.copy(), x.copy(), y.copy()
+    odd_nan[41], infs[[7, 30, 31]], zero_y[31] = np.nan, np.inf, 0.0
+    cases += [(odd_nan, y, k), (infs, y, k), (infs, zero_y, k), (infs[:15], zero_y[:15], k[:15])]
     for args in cases:
         assert package.arg_extremes(*args) == region_kernels.arg_extremes(*args)
     with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):

@@ -1,8 +1,10 @@
 """Render a fused ``np.argmin``/``np.argmax`` (:class:`FusedArgReduce`) into its Op module.
 
 The value is computed over the broadcast shape of the inputs, in C order. A 1-d value without
-vector math is scanned as it is computed, the least value and its index kept by selects, NaN
-noted, and scanned again with the exact code where a NaN turned up (a complex codebook's 16
+vector math is scanned as it is computed, the least value and its index kept by selects, the
+values summed, and scanned again with the exact code where the sum is NaN (a NaN among them, or
+infinities of both signs: one add per value, where testing each value for NaN took three
+instructions, 0.91x the time at a codebook of 16 on an AVX-512 Xeon; a complex codebook's 16
 distances per row: 0.76 -> 0.27 ms in numba JIT experiments, where a rarely taken branch in the
 loop kept it at 0.84). From 16 values on, two chains of selects scan the even and the odd
 values, each waiting only for its own (a codebook of 200 entries per sample: 0.62x the time of
