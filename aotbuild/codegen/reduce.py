@@ -27,7 +27,7 @@ from ..types import Array
 from .elementwise import PARALLEL_SIZE, broadcast, fused_body, helper_sources
 from .module import OpModule, template_op, with_parallel_loops
 from .scalar import Helper
-from .slots import input_slots
+from .slots import Slot, input_slots
 
 #: The most values NumPy's pairwise sum adds as one leaf (``PW_BLOCKSIZE``).
 PAIRWISE_BLOCK = 128
@@ -245,15 +245,27 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
     # broadcast along them, so LLVM sees the stride and vectorises.
     inner = _run_axes(op.axes, ndim) or [ndim - 1]
     direct_condition = plan.direct_on(inner)
+    rows = plan.blocks(inner) or []
+    if not any(is_row for _, _, is_row in rows):
+        rows = []
+    # A 1-d run whose array inputs are all C-contiguous rows: wherever nothing is broadcast the
+    # row path takes the run (its stride checks cannot fail), so no other loop reads without
+    # steps: that loop and ``element_direct`` are not generated (the example's 11-step sum of a
+    # normal log-density: 1.19 -> 1.07 s of compile, one process, best of 3).
+    direct_in_rows = bool(
+        direct_condition
+        and rows
+        and ndim == 1
+        and not parallel
+        and all(is_row for _, _, is_row in rows)
+        and all(_c_contiguous(slot) for slot in slots if slot.ndim)
+    )
     add("element", inputs + steps, indices, plan.reads)
-    if direct_condition:
+    if direct_condition and not direct_in_rows:
         add("element_direct", inputs + steps, indices, plan.reads_direct_on(inner))
     row_args: list[str] = []
     row_call: list[str] = []
     row_call_args: list[str] = []
-    rows = plan.blocks(inner) or []
-    if not any(is_row for _, _, is_row in rows):
-        rows = []
     # A 1-d float sum whose array inputs are each its row and never broadcast (one array, say):
     # the row path calls ``run_sum`` and ``element`` themselves on the retyped rows (for
     # C-contiguous inputs the same types: numba compiles them once). Three functions fewer to
@@ -309,9 +321,15 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         row_call=row_call,
         row_call_args=row_call_args,
         rows_are_inputs=rows_are_inputs,
+        direct_in_rows=direct_in_rows,
         **context,
     )
     return _with_parallel(module, context)
+
+
+def _c_contiguous(slot: Slot) -> bool:
+    """A constant (a C-contiguous array in module scope) or a parameter declared C order."""
+    return slot.is_constant or (isinstance(slot.type, Array) and slot.type.layout == "C")
 
 
 def _row_call(

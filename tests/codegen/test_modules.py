@@ -114,6 +114,38 @@ def test_a_one_dimensional_fused_sum_reads_its_rows_through_its_own_functions() 
     assert "def element_row" in two and "def run_sum_rows" in two
 
 
+def test_a_one_dimensional_fused_sum_of_c_arrays_reads_unbroadcast_runs_only_as_rows() -> None:
+    """``np.sum(x * y - 1.0)`` of two C-contiguous 1-d arrays: where neither is broadcast the
+    row path's stride checks cannot fail, so no loop reads without steps (no ``element_direct``,
+    one loop in ``fill``); the sums are still NumPy's, broadcast or not, short or long."""
+    from aotbuild.codegen.reduce import render_fused_reduce
+    from aotbuild.config import GraphConfig
+    from aotbuild.config.signature import parse_signature
+    from aotbuild.graph import Graph
+    from aotbuild.rewrite.fuse import fuse_graph
+
+    def fused_sum(layout: str) -> str:
+        x, y = (Tracer(Operand(Node.make(Argument(i, Array("float64", 1, layout))))) for i in (0, 1))
+        config = GraphConfig(
+            name="g", function="m:g", signature=parse_signature("float64(float64[:])"), signature_text=""
+        )
+        (node,) = fuse_graph(Graph(config, ("x", "y"), (np.sum(x * y - 1.0).node,), False)).outputs
+        return render_fused_reduce(node).text
+
+    contiguous, any_layout = fused_sum("C"), fused_sum("A")
+    assert (
+        "def element_direct" not in contiguous
+        and "if direct:" not in contiguous.split("def fill")[1].split("def ")[0]
+    )
+    assert "def element_direct" in any_layout  # a strided run is read by fill: directly where it can be
+    op = _jitted(contiguous)
+    rng = np.random.default_rng(3)
+    for n in (1, 5, 8, 200, 1000):
+        x, y = rng.normal(size=n), rng.normal(size=n)
+        for a, b in ((x, y), (x[:1], y), (x, y[:1])):
+            assert op(a, b) == np.sum(a * b - 1.0)
+
+
 def _jitted(text: str):
     """The ``op`` of a generated module, compiled by numba's JIT."""
     import numba
