@@ -99,6 +99,7 @@ def _context(
         "element": reading.read(indices),
         "element_direct": reading.read(indices, direct=True),
         "direct_condition": reading.direct_condition,
+        "reads_direct": bool(reading.direct_condition),  # a loop reads through element_direct
         "reduced_count": " * ".join(f"n{axis}" for axis in reduced) or "1",
         "out_index": out_index,
         "out_shape": out_shape,
@@ -305,6 +306,7 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         f"axis={tuple(op.axes)}, keepdims={op.keepdims}) -> {node.type}"
     )
     context = _context(op, ndim, reading, rows, row_args)
+    context["reads_direct"] = bool(direct_condition) and not direct_in_rows
     context.update(_parallel(context, parallel))
     module = template_op(
         "ops/reduce.py.j2",
@@ -321,7 +323,6 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         row_call=row_call,
         row_call_args=row_call_args,
         rows_are_inputs=rows_are_inputs,
-        direct_in_rows=direct_in_rows,
         **context,
     )
     return _with_parallel(module, context)
