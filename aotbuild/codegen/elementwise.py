@@ -14,7 +14,7 @@ from . import vecmath
 from .module import OpModule, template_op, with_parallel_loops
 from .scalar import Helper, load_expression, scalar_expression
 from .slots import Slot, input_slots
-from .templates import render, tuple_text
+from .templates import all_of, any_of, render, tuple_text
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class Broadcast:
             if name not in contiguous:
                 last_axis = dims - 1
                 unit = f"{name}.strides[{last_axis}] == {name}.itemsize"
-                checks.append(f"({name}.shape[{last_axis}] <= 1 or {unit})")
+                checks.append(f"({any_of([f'{name}.shape[{last_axis}] <= 1', unit])})")
                 row = f"contiguous({row})"
             elif not (rolled or segmented):
                 reads.append(f"{name}[{', '.join(index)}]")
@@ -139,7 +139,7 @@ class Broadcast:
                 offsets.append(offset)
                 views.append(f"v{k} = {row}[lo - {offset} + ({self.extents[last]} if lo < {offset} else 0):]")
             reads.append(f"v{k}[j]")
-        condition = " and ".join(part for part in [self.all_direct, "unit_rows" if checks else ""] if part)
+        condition = all_of(self.direct_terms(range(ndim)) + (["unit_rows"] if checks else []))
         segments: dict[str, object] | None = None
         if segmented:
             outer = ", ".join(f"i{d}" for d in range(last))
@@ -205,9 +205,13 @@ class Broadcast:
                 reads.append(read)
         return statements, reads
 
+    def direct_terms(self, axes: Collection[int]) -> list[str]:
+        """The run-time tests that together say no input is broadcast along ``axes``."""
+        return [f"{step['name']} == 1" for step in self.steps if step["along"] in axes]
+
     def direct_on(self, axes: Collection[int]) -> str:
         """The run-time condition under which no input is broadcast along ``axes``."""
-        return " and ".join(f"{step['name']} == 1" for step in self.steps if step["along"] in axes)
+        return all_of(self.direct_terms(axes))
 
     @property
     def reads(self) -> list[str]:
@@ -436,7 +440,9 @@ def _loop_module(
     if inplace is not None and not exact_loops and not plan.rolls:
         positions = [k for k, item in enumerate(node.inputs) if item is inplace]
         through_out = f"out[{', '.join(indices)}]"
-        context = {"slot": slots[positions[0]].name, "loops": nests(dict.fromkeys(positions, through_out))}
+        reused = slots[positions[0]].name
+        fits = all_of([f"{reused}.shape[{d}] == {extent}" for d, extent in enumerate(plan.extents)])
+        context = {"slot": reused, "fits": fits, "loops": nests(dict.fromkeys(positions, through_out))}
     # A 1-d loop reading inputs at gathered indices: computed in blocks on the stack, which LLVM
     # vectorises (see the template); a parallel one splits as before, a segmented one (rolled) not.
     blocked = bool(bounds) and ndim == 1 and not parallel and not (rows and rows.segments)

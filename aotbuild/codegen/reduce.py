@@ -28,6 +28,7 @@ from .elementwise import PARALLEL_SIZE, broadcast, fused_body, helper_sources
 from .module import OpModule, template_op, with_parallel_loops
 from .scalar import Helper
 from .slots import Slot, input_slots
+from .templates import all_of
 
 #: The most values NumPy's pairwise sum adds as one leaf (``PW_BLOCKSIZE``).
 PAIRWISE_BLOCK = 128
@@ -353,4 +354,4 @@ def _row_call(
         else:
             checks.append(f"{name}_row.flags.c_contiguous")
             arguments.append(f"contiguous({name}_row).reshape({length})")
-    return [*lines, f"if {' and '.join(checks)}:"], arguments
+    return [*lines, f"if {all_of(checks)}:"], arguments

@@ -17,7 +17,7 @@ def op(a0):
     # The result's shape: NumPy's broadcasting rule, axis by axis.
     n0 = a0.shape[0]
     n1 = a0.shape[1]
-    if a0.shape[0] == n0 and a0.shape[1] == n1:
+    if (a0.shape[0] == n0) & (a0.shape[1] == n1):
         out = a0
         for i0 in range(n0):
             for i1 in range(n1):
