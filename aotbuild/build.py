@@ -11,8 +11,6 @@ sharing a cache, run side by side.
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import sysconfig
 import warnings
 from collections.abc import Sequence
@@ -138,8 +136,6 @@ def _compile(
         keys[module.symbol] = op_key(request)
         entry = cache.get(keys[module.symbol]) if cache is not None else None
         if entry is None:
-            if cache is not None and executor is None:  # a cluster's workers have caches of their own
-                request = dataclasses.replace(request, vector_math_cache=os.fspath(cache.vector_math))
             missing[module.symbol] = request
         else:
             if entry.remote:

@@ -91,12 +91,6 @@ class ObjectCache:
         (:class:`aotbuild.codegen.templates.CompiledTemplates`): derived data, checked on load."""
         return self.root / "templates" / sys.implementation.cache_tag
 
-    @property
-    def vector_math(self) -> Path:
-        """The vector math's compiled functions, in numba's cache format, for this Python
-        (:mod:`aotbuild.compile.kept_vector_math`): derived data, checked on load."""
-        return self.root / "vector-math" / sys.implementation.cache_tag
-
     def get(self, key: str) -> Entry | None:
         """The entry under ``key``, verified; None if absent or damaged (then it is removed)."""
         path = self.path(key)
@@ -148,10 +142,6 @@ class ObjectCache:
     def _compiled_templates(self) -> Iterator[StoredFile]:
         return _named_files(self.templates, lambda name: _TEMPLATE.fullmatch(name) is not None)
 
-    def _kept_vector_math(self) -> Iterator[StoredFile]:
-        for folder in _real_folders(self.vector_math):
-            yield from _named_files(folder, lambda name: name.startswith("vecmath_"))
-
     def info(self) -> CacheInfo:
         entries = [f for f in self.files() if not f.path.name.startswith(".")]
         uses = [f.used for f in entries]
@@ -164,9 +154,9 @@ class ObjectCache:
         )
 
     def clear(self) -> int:
-        """Remove every entry, the compiled templates and vector math; returns the bytes freed."""
+        """Remove every entry, and the compiled templates; returns the bytes freed."""
         freed = 0
-        for stored in [*self.files(), *self._compiled_templates(), *self._kept_vector_math()]:
+        for stored in [*self.files(), *self._compiled_templates()]:
             stored.path.unlink(missing_ok=True)
             freed += stored.size
         return freed

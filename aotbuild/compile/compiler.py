@@ -27,12 +27,11 @@ import types
 import warnings
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from ..errors import CompileError
 from ..types import Signature
-from .helpers import exec_generated, share_vector_math, vector_math_kept_in
+from .helpers import exec_generated, share_vector_math
 from .target import Target, llvm_tuning, target_has_fma
 
 #: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
@@ -129,11 +128,6 @@ class CompileRequest:
 
     compiled_in: tuple[CompiledIn, ...] = ()
     """The modules the text names by symbol (``_aot_compile_in``) to compile into this object."""
-
-    vector_math_cache: str | None = None
-    """The folder keeping the compiled vector math functions between processes
-    (:mod:`aotbuild.compile.kept_vector_math`; the build's cache has one), None: none kept. Not
-    part of the object's key: the object is the same either way."""
 
     @property
     def filename(self) -> str:
@@ -235,14 +229,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     _check_no_svml()
     register_overloads()  # NumPy calls numba lacks, for kernels (aotbuild/compile/overloads.py)
     fma = target_has_fma(request.target)
-    kept_in = Path(request.vector_math_cache) if request.vector_math_cache else None
-    with (
-        global_compiler_lock,
-        portable_exception_data(),
-        native_fma(fma),
-        vector_math_kept_in(kept_in),
-        compiled_in(request.compiled_in),
-    ):
+    with global_compiler_lock, portable_exception_data(), native_fma(fma), compiled_in(request.compiled_in):
         # Loaded for the target: Ops it compiles in (aotbuild.compile.inline) are kept per FMA setting.
         module = load_module(request)
         share_vector_math(module, request.text, fma)

@@ -24,15 +24,12 @@ Either way the objects are byte for byte what they were (``tests/compile/test_he
 
 from __future__ import annotations
 
-import hashlib
 import linecache
-import os
 import sys
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
-from pathlib import Path
 
 from ..codegen import vecmath
 
@@ -74,59 +71,28 @@ def exec_generated(name: str, filename: str, code: types.CodeType) -> types.Modu
     return module
 
 
-def vector_math_module(fma: bool, kept_in: Path | None = None) -> types.ModuleType:
-    """Every function of the vector math library, callees first, in one generated module; its
-    compiled functions kept in the folder ``kept_in`` names where it can be written
-    (:mod:`aotbuild.compile.kept_vector_math`), so another process loads them."""
-    return _vector_math_module(fma, kept_in)  # one module per (fma, kept_in), however called
-
-
 @cache
-def _vector_math_module(fma: bool, kept_in: Path | None) -> types.ModuleType:
-    from . import kept_vector_math  # numba's caching: imported with numba, when compiling
+def vector_math_module(fma: bool) -> types.ModuleType:
+    """Every function of the vector math library, callees first, in one generated module."""
     from .compiler import GENERATED_PACKAGE
-    from .keys import toolchain_key
 
-    variant = "fma" if fma else "no_fma"
+    name = f"{GENERATED_PACKAGE}.vecmath_{'fma' if fma else 'no_fma'}"
+    filename = f"{name.rpartition('.')[2]}.py"
     names = sorted(vecmath.library())
     imports = ["import numpy as np", "from numba.extending import register_jitable"]
     lines = imports + vecmath.intrinsics_import(names)
     text = "\n".join(lines) + "\n\n\n" + "\n\n\n".join(vecmath.sources(names)) + "\n"
-    name = f"{GENERATED_PACKAGE}.vecmath_{variant}"
-    if kept_in is not None:
-        folder = kept_vector_math.folder_for(kept_in, text, toolchain_key())
-        # numba names its files by the module; one module per folder (two caches, one library)
-        name += f"_kept_{hashlib.sha256(os.fsencode(folder)).hexdigest()[:12]}"
-        if kept_vector_math.keep(f"{name.rpartition('.')[2]}.py", folder):
-            text = text.replace("@register_jitable(", "@register_jitable(cache=True, ")
-    filename = f"{name.rpartition('.')[2]}.py"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     return exec_generated(name, filename, compile(text, filename, "exec"))
 
 
-_KEPT_IN: list[Path | None] = [None]
-
-
-@contextmanager
-def vector_math_kept_in(folder: Path | None) -> Iterator[None]:
-    """Modules loaded within share the vector math whose compiled functions ``folder`` keeps
-    (None: a module whose functions are kept nowhere)."""
-    before = _KEPT_IN[0]
-    _KEPT_IN[0] = folder
-    try:
-        yield
-    finally:
-        _KEPT_IN[0] = before
-
-
 def share_vector_math(module: types.ModuleType, text: str, fma: bool) -> None:
     """Rebind ``module``'s copies of vector math functions (``text`` is its source) to the
-    process-wide ones for a target with or without FMA (kept where :func:`vector_math_kept_in`
-    says): each function whose source, and the source of every library function it calls, the
-    text holds verbatim."""
+    process-wide ones for a target with or without FMA: each function whose source, and the
+    source of every library function it calls, the text holds verbatim."""
     if not vecmath.used_in(text):
         return
-    shared = vector_math_module(fma, _KEPT_IN[0])
+    shared = vector_math_module(fma)
     for name in vecmath.library():
         if name in module.__dict__ and all(source in text for source in vecmath.sources([name])):
             module.__dict__[name] = shared.__dict__[name]
