@@ -62,7 +62,6 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.globals["tuple_text"] = tuple_text
-    env.globals["all_of"] = all_of
     return env
 
 
