@@ -9,6 +9,7 @@ import numpy as np
 
 from ..graph import Node
 from ..graph.array_ops import ArgSort, Bincount, BroadcastTo, Expr, Pack, Reshape, Scan, SumTo
+from ..trace.movement import transpose_permutation
 from .module import OpModule, template_op
 from .slots import Slot, entry_text, input_slots
 
@@ -109,15 +110,26 @@ def render_expression(node: Node) -> OpModule:
     op = node.op
     assert isinstance(op, Expr)
     slots = input_slots(node)
-    code = op.code.format(*(s.name for s in slots))
+    code, intrinsics = _compiled_code(op, slots[0].ndim if slots else 0)
     return template_op(
         "ops/expression.py.j2",
         node,
         slots,
         name=op.fn,
         title=f"{op.fn}: {op.code.format(*(s.describe() for s in slots))} -> {node.type}",
-        code=code,
+        code=code.format(*(s.name for s in slots)),
+        intrinsics=intrinsics,
     )
+
+
+def _compiled_code(op: Expr, ndim: int) -> tuple[str, list[str]]:
+    """The code compiled for ``op`` and the intrinsics it imports: its own code, but for a
+    transpose by axes, which is :func:`aotbuild.compile.intrinsics.permuted` (the same view,
+    without numba's run-time permutation helper and the fifty functions it types)."""
+    if op.fn != "transpose" or op.code == "{0}.T":
+        return op.code, []
+    axes = ",".join(str(axis) for axis in transpose_permutation(op.code, ndim))
+    return f'permuted({{0}}, "{axes}")', ["permuted"]
 
 
 def render_scan(node: Node) -> OpModule:

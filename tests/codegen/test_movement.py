@@ -21,3 +21,32 @@ def test_no_lanes_where_a_value_is_in_two_runs_or_there_are_too_few() -> None:
     assert bincount_lanes(RUNS[:100]) is None  # too short for two lanes
     assert bincount_lanes(np.zeros(1000, np.int64)) is None  # one run: nowhere to split
     assert bincount_lanes(None) is None
+
+
+def test_a_transpose_by_axes_is_the_permuted_view_numpy_gives() -> None:
+    """``np.transpose(x, axes)`` compiles as :func:`aotbuild.compile.intrinsics.permuted` (not
+    numba's ``transpose`` method, whose run-time permutation types ~50 functions), ``.T`` as
+    itself; either is the view NumPy gives, of C, strided and reversed arrays."""
+    import numba
+
+    from aotbuild.codegen.movement import render_expression
+    from aotbuild.graph import Argument, Node
+    from aotbuild.trace.operands import Operand
+    from aotbuild.trace.tracer import Tracer
+    from aotbuild.types import Array
+
+    x = Tracer(Operand(Node.make(Argument(0, Array("float64", 3, "A")))))
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(4, 6, 5))
+    for axes in ((1, 0, 2), (0, 2, 1), (2, 0, 1), None):
+        module = render_expression(np.transpose(x, axes).node)
+        body = module.text.split("def op")[1]
+        assert ".transpose(" not in body and ("permuted(" in body) == (axes is not None)
+        namespace: dict = {}
+        exec(compile(module.text, "<generated>", "exec"), namespace)
+        op = numba.njit(namespace["op"])
+        for a in (base, base[::2, 1:, ::-1], base[::-1]):
+            view = op(a)
+            expected = np.transpose(a, axes)
+            assert view.shape == expected.shape and view.strides == expected.strides
+            assert np.shares_memory(view, a) and np.array_equal(view, expected)
