@@ -338,7 +338,8 @@ def render_elementwise(node: Node, inplace: Node | None = None, parallel: bool =
             for read, slot, dtype in zip(reads, slots, op.in_dtypes, strict=True)
         ]
         scalar_inputs = tuple(slot.ndim == 0 for slot in slots)
-        scalar = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs, exact)
+        constants = tuple(slot.array if slot.is_constant else None for slot in slots)
+        scalar = scalar_expression(op.fn, op.in_dtypes, loads, scalar_inputs, exact, constants=constants)
         return FusedBody([], scalar.expression, scalar.helpers, scalar.library, scalar.checks)
 
     title = f"{op.fn}({', '.join(s.describe() for s in slots)}) -> {node.type}"
@@ -533,7 +534,10 @@ def fused_body(
             for arg, dtype in zip(step.args, step.in_dtypes, strict=True)
         ]
         scalars = tuple(n == 0 for n in step.ndims)
-        scalar = scalar_expression(step.fn, step.in_dtypes, loads, scalars, exact, plain)
+        constants = tuple(
+            slots[arg].array if arg < count and slots[arg].is_constant else None for arg in step.args
+        )
+        scalar = scalar_expression(step.fn, step.in_dtypes, loads, scalars, exact, plain, constants)
         expression = scalar.expression
         helpers += scalar.helpers
         library += scalar.library

@@ -73,6 +73,7 @@ def scalar_expression(
     scalar_inputs: tuple[bool, ...],
     exact: bool = False,
     plain: bool = False,
+    constants: tuple[np.ndarray | None, ...] = (),
 ) -> ScalarCode:
     """The expression computing ``fn`` on ``args`` (already cast to ``in_dtypes``).
 
@@ -81,7 +82,9 @@ def scalar_expression(
     of floats use the vector math library (so loops vectorise) unless ``exact``: then the C
     library's, as numba calls them. ``plain``: the code of ``abs_squared`` without its special
     case, which gives NaN where the exact one gives inf (a part infinite, the other NaN), so a
-    loop that sees no NaN has the exact values (a fused argmin's fast scan).
+    loop that sees no NaN has the exact values (a fused argmin's fast scan). ``constants[i]``:
+    input ``i``'s value where it is a constant of the module (a power's exponent picks its path
+    once, here, rather than at every element of code compiled for every path).
     """
     dtype = np.dtype(in_dtypes[0]) if in_dtypes else None
     kind = dtype.kind if dtype is not None else ""
@@ -128,6 +131,8 @@ def scalar_expression(
         helper = Helper(f"{fn}_int", dtype.name, (*_integer_context(dtype), ("by_array", False)))
     elif fn == "power" and kind in "iu":
         helper = Helper("power_int", dtype.name, _integer_context(dtype))
+    elif fn == "power" and kind == "f" and not exact and (path := _constant_power(dtype, args, constants)):
+        return path
     elif fn == "power" and kind == "f" and scalar_inputs[1]:
         general = vector or "np.power"
         suffix = "_exact" if exact and vector_function(fn, dtype.name) else ""
@@ -159,6 +164,29 @@ def scalar_expression(
         checks = [f"{check}({args[0]})"] if check else []
         return ScalarCode(f"{vector}({joined})", [], [vector, *([check] if check else [])], checks)
     return ScalarCode(f"np.{fn}({joined})", [], [], [])
+
+
+def _constant_power(
+    dtype: np.dtype, args: list[str], constants: tuple[np.ndarray | None, ...]
+) -> ScalarCode | None:
+    """``x ** c`` for a constant scalar ``c``: the one path ``power_scalar_exponent.py.j2`` would
+    take for it at run time, alone. numba types and lowers every path of that helper, the
+    general vector power's ~300 lines among them, whatever the exponent: a fused
+    ``(x + 2.0) ** 3.0`` took 2.4 s to compile. None where the exponent is not a constant."""
+    exponent = constants[1] if len(constants) > 1 else None
+    if exponent is None or exponent.ndim != 0:
+        return None
+    c = dtype.type(exponent[()])
+    x, one = f"({args[0]})", f"np.{dtype.name}(1.0)"
+    fast = {-1.0: f"{one} / {x}", 0.0: one, 0.5: f"np.sqrt({x})", 1.0: x, 2.0: f"{x} * {x}"}
+    if float(c) in fast:  # -0.0 too, as the helper's y == 0.0
+        return ScalarCode(f"({fast[float(c)]})", [], [], [])
+    for low, high, name, n in ((3, 8, "power_integer", c), (-8, -2, "power_negative_integer", -c)):
+        function = vector_function(name, dtype.name)
+        if function is not None and low <= c <= high and c == int(c):
+            return ScalarCode(f"{function}({x}, {int(n)})", [], [function], [])
+    general = vector_function("power", dtype.name)
+    return ScalarCode(f"{general or 'np.power'}({', '.join(args)})", [], [general] if general else [], [])
 
 
 def _special(name: str, dtype: str, args: list[str]) -> ScalarCode:

@@ -13,7 +13,7 @@ from aotbuild.codegen.reduce import render_reduce
 from aotbuild.graph import Argument, Node
 from aotbuild.trace.operands import Operand
 from aotbuild.trace.tracer import Tracer
-from aotbuild.types import Array
+from aotbuild.types import Array, Scalar
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -84,9 +84,56 @@ def test_a_loop_and_its_exact_rerun_keep_their_own_power_helpers() -> None:
     )
     (node,) = fuse_graph(Graph(config, ("x",), ((np.sin(traced("float64", 1)) ** 1.5).node,), False)).outputs
     text = render_fused(node).text
-    assert "out[i0] = power_scalar_exponent_float64(t0, C0)" in text
+    assert "out[i0] = power_float64(t0, C0)" in text  # a constant exponent: its path alone
     assert "out[i0] = power_scalar_exponent_float64_exact(t0, C0)" in text
-    assert "return power_float64(x, y)" in text and "return np.power(x, y)" in text
+    assert "def power_scalar_exponent_float64(" not in text and "return np.power(x, y)" in text
+
+
+EXPONENTS = [
+    -8.0,
+    -3.0,
+    -2.0,
+    -1.0,
+    -0.0,
+    0.0,
+    0.5,
+    1.0,
+    2.0,
+    3.0,
+    5.0,
+    8.0,
+    9.0,
+    2.5,
+    -2.5,
+    1e300,
+    np.nan,
+    np.inf,
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_constant_exponent_compiles_its_path_alone_with_the_run_time_paths_bits(dtype: str) -> None:
+    """``x ** c`` for a constant ``c`` calls the one function the scalar-exponent helper picks
+    for ``c`` at run time (``x * x``, ``power_integer``, the general power...), not the helper
+    with every path in it; its values are the helper's, bit for bit, special values included."""
+    x = traced(dtype, 1)
+    y = Tracer(Operand(Node.make(Argument(1, Scalar(dtype)))))
+    run_time = _jitted(render_elementwise((x**y).node).text)
+    assert "power_scalar_exponent" in render_elementwise((x**y).node).text
+    rng = np.random.default_rng(7)
+    special = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.5, 1e-30, 1e30, np.inf, -np.inf, np.nan]
+    values = np.concatenate([special, rng.normal(scale=3.0, size=200), rng.uniform(0.9, 1.1, 50)]).astype(
+        dtype
+    )
+    for c in EXPONENTS:
+        node = (x ** np.array(c, dtype=dtype)[()]).node
+        text = render_elementwise(node).text
+        assert "power_scalar_exponent" not in text, c
+        with np.errstate(all="ignore"):
+            got, want = _jitted(text)(values), run_time(values, np.array(c, dtype=dtype)[()])
+        np.testing.assert_array_equal(
+            got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"), err_msg=str(c)
+        )
 
 
 def test_a_one_dimensional_fused_sum_reads_its_rows_through_its_own_functions() -> None:
@@ -147,12 +194,13 @@ def test_a_one_dimensional_fused_sum_of_c_arrays_reads_unbroadcast_runs_only_as_
 
 
 def _jitted(text: str):
-    """The ``op`` of a generated module, compiled by numba's JIT."""
+    """The ``op`` of a generated module, compiled by numba's JIT as aotbuild compiles traced
+    graphs' (NumPy's error model: a division by zero is inf or NaN)."""
     import numba
 
     namespace: dict = {}
     exec(compile(text, "<generated>", "exec"), namespace)
-    return numba.njit(namespace["op"])
+    return numba.njit(error_model="numpy")(namespace["op"])
 
 
 def _vector_instructions(module: OpModule, tmp_path: Path) -> list[str]:
