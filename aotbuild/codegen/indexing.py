@@ -304,6 +304,8 @@ def render_mask(node: Node) -> OpModule:
         mask_ndim=mask.ndim,
         mask_index=[f"i{d}" for d in range(mask.ndim)],
         rest_shape=rest,
+        rest_axes=list(range(mask.ndim, source.ndim)),
+        rest_index=[f"j{d}" for d in range(source.ndim - mask.ndim)],
     )
 
 
