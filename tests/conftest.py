@@ -7,11 +7,14 @@ compiled once.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
@@ -26,6 +29,7 @@ import pytest
 os.environ.setdefault("NUMBA_CPU_NAME", "generic")
 
 from aotbuild.build import BuildResult, build  # noqa: E402
+from aotbuild.files import exclusive_lock  # noqa: E402
 from aotbuild.progress import Progress  # noqa: E402
 from aotbuild.types import DTYPE_SPELLING  # noqa: E402
 
@@ -62,10 +66,24 @@ def build_project(tmp_path_factory: pytest.TempPathFactory):
         key = str(graphs_toml.resolve())
         if key not in _built:
             out = None if in_place else str(tmp_path_factory.mktemp(graphs_toml.parent.name + "-build"))
-            _built[key] = build(graphs_toml, out_dir=out, progress=Progress(quiet=True))
+            with _one_builder(tmp_path_factory, graphs_toml):
+                _built[key] = build(graphs_toml, out_dir=out, progress=Progress(quiet=True))
         return _built[key]
 
     return _build
+
+
+@contextmanager
+def _one_builder(tmp_path_factory: pytest.TempPathFactory, graphs_toml: Path) -> Iterator[None]:
+    """Held while this process builds ``graphs_toml``: pytest-xdist's other worker, wanting the
+    same project (the same graphs.toml text, wherever it was copied to), waits and then builds it
+    from the object cache, rather than compiling every Op a second time beside this one."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    digest = hashlib.sha256(graphs_toml.read_bytes()).hexdigest()[:16]
+    with exclusive_lock(tmp_path_factory.getbasetemp().parent / "project-locks" / f"{digest}.lock"):
+        yield
 
 
 @pytest.fixture(scope="session")
