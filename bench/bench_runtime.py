@@ -93,7 +93,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pythran_peer
-from common import BENCH, export_head, measured_by, microseconds, write_section
+from common import BENCH, export_head, measured_by, microseconds, settle_malloc, write_section
 
 try:
     import tomllib
@@ -589,22 +589,6 @@ def time_rounds(
                 best[peer][name] = min(per_call, best[peer].get(name, math.inf))
         print(f"timed: round {round_ + 1} of {rounds}", file=sys.stderr)
     return best
-
-
-def settle_malloc() -> None:
-    """Put glibc's malloc where a process that has handled large arrays has it, whichever programs
-    run. A freed block that malloc had mapped on its own raises the size below which it serves
-    blocks from the heap (to that block's, at most 32 MiB) and the free space it keeps at the
-    heap's top (to twice that). Before that, NumPy's temporaries of 100,000 float64 are returned
-    to the system after each call and faulted in again at the next, which made ``gauss_loglik``
-    take 3x longer in NumPy (and 1.6x in njit) when ``--only`` picked it alone than after the
-    10^6-element programs had run. Freeing one block of 30 MiB sets both near their ceilings: the
-    steady state of the full run, the same for ``--only``, and the kind one to peers that allocate
-    temporaries (NumPy, njit)."""
-    import numpy as np
-
-    block = np.ones(30 * 2**20 // 8)
-    del block
 
 
 def measure(work: Work, programs: list[Program], rounds: int, seconds: float) -> dict:
