@@ -80,7 +80,7 @@ def range_check(fn: str, dtype: str) -> str | None:
     return name if name in library() else None
 
 
-def _closure(names: Iterable[str]) -> list[str]:
+def closure(names: Iterable[str]) -> list[str]:
     """``names`` and every library function they use, each once, callees first."""
     functions = library()
     return callees_first(
@@ -91,7 +91,7 @@ def _closure(names: Iterable[str]) -> list[str]:
 def sources(names: Iterable[str]) -> list[str]:
     """The sources of ``names`` and of every library function they use, each once, callees
     first (numba resolves globals when it compiles, but a reader reads top down)."""
-    return [library()[name].source for name in _closure(names)]
+    return [library()[name].source for name in closure(names)]
 
 
 #: What the library's functions take from ``aotbuild.compile.intrinsics`` (``fma`` where the
@@ -102,7 +102,7 @@ INTRINSICS = ("fma", "has_fma")
 def intrinsics_import(names: Iterable[str]) -> list[str]:
     """The import line the library functions ``names`` and those they use need, if any."""
     functions = library()
-    used = sorted({n for name in _closure(names) for n in functions[name].uses if n in INTRINSICS})
+    used = sorted({n for name in closure(names) for n in functions[name].uses if n in INTRINSICS})
     return [f"from aotbuild.compile.intrinsics import {', '.join(used)}"] if used else []
 
 
