@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import CompileError
 from ..types import Signature
-from .helpers import exec_generated, share_vector_math
+from .helpers import exec_generated, linked_not_run, share_vector_math
 from .target import Target, llvm_tuning, target_has_fma
 
 #: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
@@ -229,7 +229,13 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     _check_no_svml()
     register_overloads()  # NumPy calls numba lacks, for kernels (aotbuild/compile/overloads.py)
     fma = target_has_fma(request.target)
-    with global_compiler_lock, portable_exception_data(), native_fma(fma), compiled_in(request.compiled_in):
+    with (
+        global_compiler_lock,
+        linked_not_run(),
+        portable_exception_data(),
+        native_fma(fma),
+        compiled_in(request.compiled_in),
+    ):
         # Loaded for the target: Ops it compiles in (aotbuild.compile.inline) are kept per FMA setting.
         module = load_module(request)
         share_vector_math(module, request.text, fma)

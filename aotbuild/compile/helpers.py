@@ -33,6 +33,7 @@ import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
+from typing import Any
 
 from ..codegen import vecmath
 from .flatten import Flattener
@@ -57,6 +58,62 @@ def without_c_wrappers() -> Iterator[None]:
         finally:
             defaults.clear()
             defaults.update(before)
+
+
+@contextmanager
+def linked_not_run() -> Iterator[None]:
+    """Helpers of generated modules compiled within are made only to be linked into the Op's
+    object: numba's JIT does not also make their machine code for this process.
+
+    numba compiles a helper as a function it may call, in its JIT: once lowered, it optimises the
+    helper's module, hands it to the execution engine and makes its machine code (LLVM's codegen
+    passes, which change the module before the Op links it in), ~20 ms a helper that nothing
+    runs: a helper has no Python wrapper, so numba records a null address for it anyway. Within,
+    such a helper's library is optimised as before, never added to the engine, and its module is
+    linked into the Op as LLVM left it. Helpers of other modules (a kernel's numba functions,
+    which Python may call) are made as numba makes them. Under numba's compiler lock."""
+    from numba import _dynfunc  # type: ignore[attr-defined]
+    from numba.core import codegen, cpu
+    from numba.core.compiler_lock import global_compiler_lock
+
+    from .compiler import GENERATED_PACKAGE
+
+    get_executable = cpu.CPUContext.get_executable
+    finalize_module = codegen.JITCodeLibrary._finalize_final_module
+
+    def executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
+        generated = fndesc.modname.startswith(f"{GENERATED_PACKAGE}.")
+        if not generated or _defines(library, fndesc.llvm_cpython_wrapper_name):
+            return get_executable(context, library, fndesc, env)
+        library.aotbuild_linked_only = True
+        name = fndesc.qualname.split(".")[-1]
+        doc = f"compiled wrapper for {fndesc.qualname!r} (linked into Ops only)"
+        return _dynfunc.make_function(fndesc.lookup_module(), name, doc, 0, env, (library,))
+
+    def finalize(library: Any) -> None:
+        if not getattr(library, "aotbuild_linked_only", False):
+            finalize_module(library)
+            return
+        library._finalize_dynamic_globals()
+        library._verify_declare_only_symbols()
+        library._finalized = True
+
+    with global_compiler_lock:
+        cpu.CPUContext.get_executable = executable  # type: ignore[method-assign]
+        codegen.JITCodeLibrary._finalize_final_module = finalize  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            cpu.CPUContext.get_executable = get_executable  # type: ignore[method-assign]
+            codegen.JITCodeLibrary._finalize_final_module = finalize_module  # type: ignore[method-assign]
+
+
+def _defines(library: Any, name: str) -> bool:
+    try:
+        library._final_module.get_function(name)
+    except NameError:
+        return False
+    return True
 
 
 def exec_generated(name: str, filename: str, code: types.CodeType) -> types.ModuleType:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import types
 
+import numba
 import pytest
 
 from aotbuild.codegen import vecmath
@@ -120,3 +121,53 @@ def test_helpers_get_no_c_wrapper_and_numbas_defaults_come_back() -> None:
         assert extending._overload_default_jit_options["no_cfunc_wrapper"] is True
         1 / 0  # noqa: B018
     assert extending._overload_default_jit_options == before
+
+
+@numba.njit
+def user_double(x: float) -> float:
+    """A user's numba function, which a kernel may call and Python too."""
+    return x * 2.0
+
+
+HELPER_TEXT = (
+    "from numba.extending import register_jitable\n"
+    "from tests.compile.test_helpers import user_double\n\n\n"
+    "@register_jitable\n"
+    "def generated_triple(x):\n"
+    "    return x * 3.0\n\n\n"
+    "def f(x):\n"
+    "    return generated_triple(x) + user_double(x)\n"
+)
+
+
+def test_generated_helpers_are_only_linked_and_a_users_functions_stay_callable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from numba.core import codegen, cpu
+
+    made: list[str] = []
+    finalize = codegen.JITCodeLibrary._finalize_specific
+
+    def recorded(library: codegen.JITCodeLibrary) -> None:
+        made.append(library.name)
+        finalize(library)
+
+    monkeypatch.setattr(codegen.JITCodeLibrary, "_finalize_specific", recorded)
+    get_executable = cpu.CPUContext.get_executable
+    sig = parse_signature("float64(float64)")
+    done = compile_request(
+        CompileRequest(
+            "aot_linked_only",
+            HELPER_TEXT,
+            "f",
+            sig,
+            CompileFlags(),
+            resolve_target("generic"),
+            toolchain_key(),
+        )
+    )
+    assert done.data
+    assert "user_double" in made  # numba's JIT made it, so that Python may call it
+    assert "generated_triple" not in made  # only linked into the Op's object
+    assert user_double(1.5) == 3.0
+    assert cpu.CPUContext.get_executable is get_executable  # numba as it was, after the compile
