@@ -405,7 +405,7 @@ def _loop_module(
         then the general ones."""
         found: list[dict[str, object]] = []
         variants: list[tuple[str, str, list[str], Rows | None]] = [
-            ("direct", plan.all_direct, plan.direct_reads, None),
+            ("direct", "direct", plan.direct_reads, None),
             ("general", "", view_reads if views else plan.reads, None),
         ]
         if not plan.steps:
@@ -413,7 +413,8 @@ def _loop_module(
         if rows is not None:
             if rows.condition == plan.all_direct:  # no stride to check: rows wherever direct
                 variants = variants[1:] if plan.steps else []
-            variants.insert(0, ("rows", rows.condition, rows.reads, rows))
+            condition = all_of((["direct"] if plan.steps else []) + (["unit_rows"] if rows.checks else []))
+            variants.insert(0, ("rows", condition, rows.reads, rows))
         for kind, condition, reads, row_nest in variants:
             body = code([replaced.get(k, read) for k, read in enumerate(reads)], exact or ndim == 0)
             helpers.extend(body.helpers)
@@ -462,6 +463,7 @@ def _loop_module(
         ndim=ndim,
         extents=plan.extents,
         steps=plan.steps,
+        all_direct=plan.all_direct,
         indices=indices,
         axis_sources=plan.axis_sources,
         loops=loops,

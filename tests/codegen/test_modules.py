@@ -244,7 +244,7 @@ def test_a_loop_over_views_reads_contiguous_rows_and_vectorises(dtype: str, tmp_
     )
     module = render_fused(node)
     text = module.text
-    assert "if (s0_0 == 1) & " in text and " & unit_rows:" in text
+    assert "direct = (s0_0 == 1) & " in text and "if direct & unit_rows:" in text
     assert "r0 = contiguous(a0[i0])" in text and "x0 = r0[i1]" in text
     op = _jitted(text)
     image = np.random.default_rng(0).integers(0, 2**32 if dtype == "uint32" else 256, (40, 70)).astype(dtype)

@@ -47,19 +47,21 @@ def op(a0, a1):
     # An input axis of length 1 is broadcast: it is read at index 0 all along.
     s0_1 = 0 if a0.shape[1] == 1 else 1
     s1_0 = 0 if a1.shape[0] == 1 else 1
+    # No input is broadcast: tested once, for every loop nest below.
+    direct = (s0_1 == 1) & (s1_0 == 1)
     # Rows with a unit stride (or one element): read as C-contiguous rows, which LLVM vectorises.
     unit_rows = (
         ((a0.shape[1] <= 1) | (a0.strides[1] == a0.itemsize))
         & ((a1.shape[0] <= 1) | (a1.strides[0] == a1.itemsize))
     )
     out = np.empty((n0, n1), dtype=OUT_DTYPE)
-    if (s0_1 == 1) & (s1_0 == 1) & unit_rows:
+    if direct & unit_rows:
         for i0 in range(n0):
             r0 = contiguous(a0[i0])
             r1 = contiguous(a1)
             for i1 in range(n1):
                 out[i0, i1] = floor_divide_float64(np.float64(r0[i1]), r1[i1])
-    elif (s0_1 == 1) & (s1_0 == 1):
+    elif direct:
         for i0 in range(n0):
             for i1 in range(n1):
                 out[i0, i1] = floor_divide_float64(np.float64(a0[i0, i1]), a1[i1])
