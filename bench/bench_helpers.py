@@ -4,8 +4,11 @@ A generated module pastes the source of every vector math function it calls. Com
 pasted, numba compiles those functions again for every Op; shared, a process compiles each once
 and links it into every Op. One process (as a compile worker is) compiles the same Ops both ways,
 in interleaved rounds: pasted (each module's own copies, with numba's C wrappers, as before the
-change) and shared. Each Op's object is checked to be the same both ways before anything is
-reported. Before any round, one Op is compiled once (numba's own first uses). The shared mode's first round includes compiling the library functions the Ops use, once.
+change) and shared (the library flattened, ``aotbuild/compile/flatten.py``). Before anything is
+timed, each Op's function is run both ways under numba's JIT, and must give the same bits on
+10^5 inputs (the objects differ: the shared library's helpers are pasted into their callers).
+Before any round, one Op is compiled once (numba's own first uses). The shared mode's first
+round includes compiling the library functions the Ops use, once.
 
 Run from the repository root:
 
@@ -92,6 +95,32 @@ def pasted():
         compiler.share_vector_math, helpers.without_c_wrappers = saved
 
 
+def same_results(batch: list) -> None:
+    """Each Op's function, run under numba's JIT for this CPU, gives the same bits with the
+    shared library as with its module's own copies; exits before anything is timed if not."""
+    import numba
+    import numpy as np
+
+    from aotbuild.compile.helpers import exec_generated, share_vector_math
+    from aotbuild.compile.intrinsics import native_fma
+    from aotbuild.compile.target import target_has_fma
+
+    for request in batch:
+        fma = target_has_fma(request.target)
+        dtype = np.float64 if "float64" in request.symbol else np.float32
+        x = np.random.default_rng(0).uniform(-20.0, 20.0, 100_000).astype(dtype)
+        results = []
+        for shared in (False, True):
+            name = f"aotbuild_generated.{request.symbol}_check_{shared}"
+            module = exec_generated(name, f"{name}.py", compile(request.text, f"{name}.py", "exec"))
+            if shared:
+                share_vector_math(module, request.text, fma)
+            with native_fma(fma):
+                results.append(numba.njit(error_model="numpy")(module.f)(x))
+        if not np.array_equal(*(r.view(np.int64 if dtype == np.float64 else np.int32) for r in results)):
+            raise SystemExit(f"{request.symbol}: the shared vector math changed a result: nothing measured")
+
+
 def compile_all(batch: list, mode: str) -> tuple[float, dict[str, bytes]]:
     from aotbuild.compile.compiler import compile_request
 
@@ -109,17 +138,15 @@ def main() -> None:
     import aotbuild.compile.warm  # noqa: F401  numba's first compile, as a worker's server does
 
     batch = requests()
+    same_results(batch)
     # numba's own first uses (np.empty_like, the loop), paid before either way is timed
     compile_all([dataclasses.replace(batch[0], symbol="aot_bench_warm_up")], "pasted")
     seconds: dict[str, list[float]] = {"pasted": [], "shared": []}
     for round_ in range(args.rounds):
         modes = ("pasted", "shared") if round_ % 2 == 0 else ("shared", "pasted")
-        objects = {}
         for mode in modes:
-            took, objects[mode] = compile_all(batch, mode)
+            took, _ = compile_all(batch, mode)
             seconds[mode].append(took)
-        if objects["pasted"] != objects["shared"]:
-            raise SystemExit("the shared vector math changed an object: nothing measured")
         print(f"round {round_ + 1}: " + ", ".join(f"{m} {seconds[m][-1]:.2f} s" for m in modes), flush=True)
 
     later = {mode: statistics.median(values[1:] or values) for mode, values in seconds.items()}
@@ -139,10 +166,12 @@ def main() -> None:
             measured_by("bench_helpers.py"),
             "",
             f"{count} elementwise Ops ({', '.join(f'{fn} {dtype}' for fn, dtype in OPS)}; target host), "
-            f"compiled in one process in {args.rounds} interleaved rounds, each way; the objects are "
-            "the same both ways (checked every round). Pasted: each module's own copies of the library "
-            "with numba's C wrappers, as before aotbuild/compile/helpers.py; shared: the library "
-            "compiled once per process (in the first round) and linked into every Op.",
+            f"compiled in one process in {args.rounds} interleaved rounds, each way; each Op's function "
+            "gives the same bits both ways (run under numba's JIT on 10^5 inputs first). Pasted: each "
+            "module's own copies of the library with numba's C wrappers, as before "
+            "aotbuild/compile/helpers.py; shared: the library flattened (its helpers pasted into their "
+            "callers, aotbuild/compile/flatten.py), compiled once per process (in the first round) and "
+            "linked into every Op.",
             "",
             *rows,
             "",
