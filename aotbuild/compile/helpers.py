@@ -82,7 +82,7 @@ def linked_not_run() -> Iterator[None]:
     finalize_module = codegen.JITCodeLibrary._finalize_final_module
 
     def executable(context: Any, library: Any, fndesc: Any, env: Any) -> Any:
-        generated = fndesc.modname.startswith(f"{GENERATED_PACKAGE}.")
+        generated = str(fndesc.modname).startswith(f"{GENERATED_PACKAGE}.")
         if not generated or _defines(library, fndesc.llvm_cpython_wrapper_name):
             return get_executable(context, library, fndesc, env)
         library.aotbuild_linked_only = True
