@@ -15,8 +15,9 @@ from . import vecmath
 from .slots import Slot, constants, parameters
 from .templates import render
 
-#: Bump when generated code changes meaning without its text changing (part of cache keys).
-CODEGEN_VERSION = "8"
+#: Bump when generated code changes meaning, or its objects their bytes, without its text changing
+#: (part of cache keys and symbols): 9, the vector math flattened and helpers only linked.
+CODEGEN_VERSION = "9"
 
 
 def make_symbol(name: str, text: str, function: str, signature: Signature, flags: CompileFlags) -> str:
