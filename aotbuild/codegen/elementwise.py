@@ -22,10 +22,6 @@ class Rows:
     """A loop nest reading each input's row as a C-contiguous 1-d array (see
     :meth:`Broadcast.rows`)."""
 
-    condition: str
-    """When it runs: no input broadcast, and ``unit_rows`` if there are :attr:`checks` (empty:
-    always)."""
-
     checks: list[str]
     """What makes ``unit_rows`` true: each row it retypes has a unit stride (or one element)."""
 
@@ -139,7 +135,6 @@ class Broadcast:
                 offsets.append(offset)
                 views.append(f"v{k} = {row}[lo - {offset} + ({self.extents[last]} if lo < {offset} else 0):]")
             reads.append(f"v{k}[j]")
-        condition = all_of(self.direct_terms(range(ndim)) + (["unit_rows"] if checks else []))
         segments: dict[str, object] | None = None
         if segmented:
             outer = ", ".join(f"i{d}" for d in range(last))
@@ -148,7 +143,7 @@ class Broadcast:
                 "views": views,
                 "out": f"out[{outer + ', ' if outer else ''}lo:hi]",
             }
-        return Rows(condition, checks, statements, reads, segments)
+        return Rows(checks, statements, reads, segments)
 
     def reads_direct_on(self, axes: Collection[int]) -> list[str]:
         """Each input read at the current index, its name if a scalar: ``a0[i0 * s0_0, i1]``,
@@ -411,8 +406,9 @@ def _loop_module(
         if not plan.steps:
             variants = [("direct", "", plan.direct_reads, None)]
         if rows is not None:
-            if rows.condition == plan.all_direct:  # no stride to check: rows wherever direct
+            if not rows.checks:  # no stride to check: rows wherever direct
                 variants = variants[1:] if plan.steps else []
+            # when no input is broadcast, and every row it retypes has a unit stride
             condition = all_of((["direct"] if plan.steps else []) + (["unit_rows"] if rows.checks else []))
             variants.insert(0, ("rows", condition, rows.reads, rows))
         for kind, condition, reads, row_nest in variants:

@@ -141,7 +141,8 @@ def vector_math_module(fma: bool) -> types.ModuleType:
     name = f"{GENERATED_PACKAGE}.vecmath_{'fma' if fma else 'no_fma'}"
     lines = ["import numpy as np", "from numba.extending import register_jitable"]
     lines += vecmath.intrinsics_import(vecmath.library())
-    return _exec_text(name, f"{name.rpartition('.')[2]}.py", "\n".join(lines) + "\n")
+    filename = f"{name.rpartition('.')[2]}.py"
+    return exec_generated(name, filename, _compiled(filename, "\n".join(lines) + "\n"))
 
 
 @cache
@@ -157,20 +158,16 @@ def shared_function(name: str, fma: bool) -> types.FunctionType:
         if callee not in module.__dict__:
             source = _flattener(fma).add(vecmath.library()[callee].source)
             filename = f"{module.__name__.rpartition('.')[2]}_{callee}.py"
-            _exec_text(module.__name__, filename, source + "\n", module)
+            with without_c_wrappers():
+                exec(_compiled(filename, source + "\n"), module.__dict__)  # noqa: S102 (generated code)
     function: types.FunctionType = module.__dict__[name]
     return function
 
 
-def _exec_text(name: str, filename: str, text: str, into: types.ModuleType | None = None) -> types.ModuleType:
-    """Run ``text`` as (or into) the generated module ``name``, readable in tracebacks."""
+def _compiled(filename: str, text: str) -> types.CodeType:
+    """``text`` compiled as the file ``filename``, whose lines tracebacks and numba can show."""
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    code = compile(text, filename, "exec")
-    if into is None:
-        return exec_generated(name, filename, code)
-    with without_c_wrappers():
-        exec(code, into.__dict__)  # noqa: S102 (generated code)
-    return into
+    return compile(text, filename, "exec")
 
 
 def share_vector_math(module: types.ModuleType, text: str, fma: bool) -> None:
