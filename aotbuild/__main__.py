@@ -1,7 +1,5 @@
 """``python -m aotbuild``: the same command line as ``aotbuild``."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

@@ -7,13 +7,15 @@ Exit codes: 0 built, 1 the build failed (a clear one-line message; the traceback
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import os
 import sys
+import threading
 import traceback
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .config.model import TARGETS
@@ -292,6 +294,25 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"aotbuild: error: {exc}", file=sys.stderr)
         return EXIT_BUILD_ERROR
+
+
+def run() -> NoReturn:
+    """The ``aotbuild`` command and ``python -m aotbuild``: :func:`main`, then exit without
+    tearing the interpreter down. A build has imported numba, llvmlite, NumPy and SciPy and
+    compiled; CPython's finalisation then garbage-collects and frees all of it, module by
+    module: 0.5-0.65 s after a build of the radon model's 8 variants (about a tenth of it), and
+    more than a nothing-changed rebuild's own work. Exit handlers still run (``atexit``, and
+    with it ``weakref.finalize``: temporary folders, multiprocessing's clean-up), and output is
+    flushed, as on a normal exit. While another thread of ours still runs (none should), the
+    exit is the normal one, which waits for it."""
+    code = main()
+    if any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate()):
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: nothing to flush to
+            stream.flush()
+    os._exit(code)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:

@@ -127,6 +127,31 @@ def test_progress_and_python_dash_m(tmp_path: Path) -> None:
     assert (tmp_path / "build" / "cli_ext" / "py.typed").exists()
 
 
+EXITS = """
+import atexit, pathlib, sys
+from aotbuild.cli import run
+atexit.register(pathlib.Path(sys.argv[1]).write_text, "exit handlers ran")
+sys.argv[1:] = sys.argv[2:]
+run()
+"""
+
+
+@pytest.mark.parametrize(("argv", "code"), [(["--version"], 0), (["frobnicate"], 2)])
+def test_the_command_exits_fast_yet_runs_exit_handlers(tmp_path: Path, argv: list[str], code: int) -> None:
+    """``run`` skips the interpreter's teardown, not what a normal exit does: exit handlers run,
+    output reaches a pipe, the exit code is main's."""
+    marker = tmp_path / "marker"
+    result = subprocess.run(
+        [sys.executable, "-c", EXITS, str(marker), *argv], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == code, result.stderr
+    assert marker.read_text() == "exit handlers ran"
+    if code == 0:
+        assert result.stdout.strip() == f"aotbuild {__version__}"
+    else:
+        assert "invalid choice" in result.stderr
+
+
 def test_cache_info_and_clear(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AOTBUILD_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("AOTBUILD_CACHE_SIZE", "2G")
