@@ -66,6 +66,12 @@ T = TypeVar("T")
 #: Imported once by the server local workers are forked from.
 _PRELOAD = "aotbuild.compile.warm"
 
+#: Variables the worker server starts with besides the target's. Compile workers never run BLAS;
+#: with one thread, OpenBLAS (NumPy's and SciPy's) starts no thread pool in the server and its
+#: forks, whose threads otherwise spin for a while after loading, on the core the other worker
+#: compiles on.
+_SERVER_VARIABLES = {"OPENBLAS_NUM_THREADS": "1"}
+
 
 @dataclass(frozen=True)
 class JobResult:
@@ -395,8 +401,9 @@ def _ensure_server(target: Target) -> None:
         if _server_for != [target] and server._forkserver_pid is not None:
             server._stop()
         forkserver.set_forkserver_preload([_PRELOAD])
-        saved = {name: os.environ.get(name) for name in jit_target.VARIABLES}
-        os.environ.update(jit_target.environment(target))
+        variables = {**jit_target.environment(target), **_SERVER_VARIABLES}
+        saved = {name: os.environ.get(name) for name in variables}
+        os.environ.update(variables)
         try:
             forkserver.ensure_running()  # nothing to do when it runs
         finally:

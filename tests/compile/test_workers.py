@@ -174,3 +174,15 @@ def test_modules_of_more_functions_go_to_the_workers_first() -> None:
     tie_a, tie_b = request(4), request(3)
     ordered = workers.slowest_first([tie_a, long_one, tie_b, helpers])
     assert [r.symbol for r in ordered] == [helpers.symbol, long_one.symbol, tie_b.symbol, tie_a.symbol]
+
+
+def blas_threads_setting() -> str | None:
+    return os.environ.get("OPENBLAS_NUM_THREADS")
+
+
+def test_workers_start_no_blas_thread_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compile workers run no BLAS: OpenBLAS's idle threads would only spin on the other core."""
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    with workers._local_pool(1, resolve_target("generic")) as pool:
+        assert pool.submit(blas_threads_setting).result() == "1"
+    assert "OPENBLAS_NUM_THREADS" not in os.environ  # the build's own process is left as it was
