@@ -308,6 +308,16 @@ def _build_locked(
     from .compile import jit_target
     from .compile.target import resolve_target
     from .compile.workers import prepare
+
+    package = project.package
+    cpus = [resolve_target(name) for name in package.targets]
+    # numba's JIT set to the (first) target before anything starts numba (the trace stage), so
+    # that what this process compiles does not depend on this machine's CPU; and the server of
+    # compile workers started for it at once, before this process imports the rest of the build
+    # (numba among it: 0.2 s) and traces
+    jit_target.claim(cpus[0])
+    prepare(cpus[0], jobs, executor)
+
     from .link.linalg import graphs_needing_linalg
     from .link.linker import link_extension, native_module, start_runtime
     from .package.licences import NUMBA_LICENCE_FILE, numba_licence
@@ -330,14 +340,7 @@ def _build_locked(
         write_text,
     )
 
-    package = project.package
     modules_dir = work / "modules"
-    cpus = [resolve_target(name) for name in package.targets]
-    # numba's JIT set to the (first) target before anything starts numba (the trace stage), so
-    # that what this process compiles does not depend on this machine's CPU; and the server of
-    # compile workers started for it while the project traces
-    jit_target.claim(cpus[0])
-    prepare(cpus[0], jobs, executor)
     with project_imports(project.root):
         progress.begin("trace")
         used = load_used(project)
