@@ -66,11 +66,15 @@ T = TypeVar("T")
 #: Imported once by the server local workers are forked from.
 _PRELOAD = "aotbuild.compile.warm"
 
+#: Set in the worker server's environment: the server leaves at once when the build ends
+#: (:mod:`aotbuild.compile.warm`).
+SERVER_VARIABLE = "AOTBUILD_WORKER_SERVER"
+
 #: Variables the worker server starts with besides the target's. Compile workers never run BLAS;
 #: with one thread, OpenBLAS (NumPy's and SciPy's) starts no thread pool in the server and its
 #: forks, whose threads otherwise spin for a while after loading, on the core the other worker
 #: compiles on.
-_SERVER_VARIABLES = {"OPENBLAS_NUM_THREADS": "1"}
+_SERVER_VARIABLES = {"OPENBLAS_NUM_THREADS": "1", SERVER_VARIABLE: "1"}
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -176,13 +178,28 @@ def test_modules_of_more_functions_go_to_the_workers_first() -> None:
     assert [r.symbol for r in ordered] == [helpers.symbol, long_one.symbol, tie_b.symbol, tie_a.symbol]
 
 
-def blas_threads_setting() -> str | None:
-    return os.environ.get("OPENBLAS_NUM_THREADS")
+def server_settings() -> tuple[str | None, str | None]:
+    return os.environ.get("OPENBLAS_NUM_THREADS"), os.environ.get(workers.SERVER_VARIABLE)
 
 
 def test_workers_start_no_blas_thread_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     """Compile workers run no BLAS: OpenBLAS's idle threads would only spin on the other core."""
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     with workers._local_pool(1, resolve_target("generic")) as pool:
-        assert pool.submit(blas_threads_setting).result() == "1"
+        assert pool.submit(server_settings).result() == ("1", "1")
     assert "OPENBLAS_NUM_THREADS" not in os.environ  # the build's own process is left as it was
+    assert workers.SERVER_VARIABLE not in os.environ
+
+
+@pytest.mark.parametrize("server", [True, False])
+def test_the_server_leaves_without_teardown(server: bool) -> None:
+    """The worker server's exit skips the interpreter's teardown (it holds the build's output
+    streams until it is gone): its exit handler leaves at once, with code 0. A process that
+    imports the warm-up without being the server exits as usual."""
+    environment = {k: v for k, v in os.environ.items() if k != workers.SERVER_VARIABLE}
+    if server:
+        environment[workers.SERVER_VARIABLE] = "1"
+    code = "import sys, aotbuild.compile.warm\nprint('warm', flush=True)\nsys.exit(3)"
+    done = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True)
+    assert done.stdout.strip() == "warm", done.stderr
+    assert done.returncode == (0 if server else 3)
