@@ -166,7 +166,8 @@ def render_entry(
 ) -> dict[str, str]:
     """The C sources of the extension module ``module`` (``_native``, or ``_native_x86_64_v3``
     for one target of several), by file name: the module (``_native.c``) and one file per graph
-    (``graph_<name>.c``), so a changed graph recompiles its own file and the module only.
+    (``graph_<name>.c``), so a changed graph recompiles its own file and the module only; each
+    graph's file includes ``aot_entry.h`` first.
     ``linalg_graphs`` resolve BLAS/LAPACK on their first call; ``environments`` are the Ops'
     environment pointers (``<symbol>.env``) the module fills when it loads."""
     exports = all_exports(plan)
@@ -228,6 +229,8 @@ def render_entry(
             cython_exports=[forwarder(export, k) for k, export in enumerate(exports)],
         )
     }
+    # what every graph's unit includes first: precompiled when many compile (link/precompiled.py)
+    sources["aot_entry.h"] = render("native/aot_entry.h.j2", codegen_version=CODEGEN_VERSION)
     for ufunc in ufuncs:
         sources[f"graph_{ufunc['name']}.c"] = render(
             "native/entry_ufunc.c.j2", codegen_version=CODEGEN_VERSION, ufunc=ufunc

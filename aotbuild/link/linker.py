@@ -24,6 +24,7 @@ from ..package.ownership import remove
 from ..trace.used import UsedGraph
 from .entry import render_entry
 from .linalg import getters
+from .precompiled import precompile, uses_headers
 from .toolchain import Toolchain, numba_source_dir
 
 #: Undefined symbols a finished extension may have: CPython's API and the C/C++ runtime.
@@ -38,12 +39,10 @@ class LinkResult:
     """The same objects were linked before: the shared object came from the cache."""
 
 
-def _native_object(
-    toolchain: Toolchain, cache: ObjectCache | None, name: str, text: bytes, extra: list[str], work_dir: Path
-) -> Path:
-    """The object of C/C++ source ``text`` (named ``name``), from the cache when this compiler,
-    these flags and this source were built before; copied into ``work_dir`` to link."""
-    key = key_of(
+def _native_key(toolchain: Toolchain, name: str, text: bytes, extra: list[str], headers: bytes = b"") -> str:
+    """The cache key of C/C++ source ``text`` (named ``name``) compiled by this compiler with these
+    flags, including the generated ``headers`` it reads."""
+    return key_of(
         {
             "kind": "native object",
             "compiler": toolchain.fingerprint,
@@ -51,22 +50,48 @@ def _native_object(
             "name": name,
             "flags": " ".join(extra),
             "source": hashlib.sha256(text).hexdigest(),
+            **({"headers": hashlib.sha256(headers).hexdigest()} if headers else {}),
         }
     )
-    entry = cache.get(key) if cache is not None else None
-    if entry is not None:
-        data = entry.data
-    else:
-        with tempfile.TemporaryDirectory(prefix="aotbuild-native-") as work:
-            source = Path(work) / name
-            source.write_bytes(text)
-            prefix_maps = {numba_source_dir(): "numba", Path(work).resolve(): "."}
-            data = toolchain.compile(source, Path(work), extra=extra, prefix_maps=prefix_maps).read_bytes()
-        if cache is not None:
-            cache.put(key, data, {"kind": "native object", "name": name})
+
+
+def _compiled_object(
+    toolchain: Toolchain, name: str, text: bytes, extra: list[str], headers: Path | None = None
+) -> bytes:
+    """The object of C/C++ source ``text``, compiled now (``headers``: the folder of the
+    generated headers it includes)."""
+    with tempfile.TemporaryDirectory(prefix="aotbuild-native-") as work:
+        source = Path(work) / name
+        source.write_bytes(text)
+        prefix_maps = {numba_source_dir(): "numba", Path(work).resolve(): "."}
+        if headers is not None:
+            prefix_maps[headers.resolve()] = "."
+        compiled = toolchain.compile(
+            source, Path(work), extra=extra, prefix_maps=prefix_maps, headers=headers
+        )
+        return compiled.read_bytes()
+
+
+def _placed(work_dir: Path, name: str, data: bytes) -> Path:
+    """``data``, the object of source ``name``, in ``work_dir`` to link."""
     path = work_dir / "native" / f"{Path(name).stem}.o"
     write_if_changed(path, data)
     return path
+
+
+def _native_object(
+    toolchain: Toolchain, cache: ObjectCache | None, name: str, text: bytes, extra: list[str], work_dir: Path
+) -> Path:
+    """The object of C/C++ source ``text`` (named ``name``), from the cache when this compiler,
+    these flags and this source were built before; copied into ``work_dir`` to link."""
+    key = _native_key(toolchain, name, text, extra)
+    entry = cache.get(key) if cache is not None else None
+    if entry is not None:
+        return _placed(work_dir, name, entry.data)
+    data = _compiled_object(toolchain, name, text, extra)
+    if cache is not None:
+        cache.put(key, data, {"kind": "native object", "name": name})
+    return _placed(work_dir, name, data)
 
 
 def _runtime_sources() -> dict[str, bytes]:
@@ -162,11 +187,7 @@ def link_extension(
     sources = {name: text.encode() for name, text in rendered.items()}
     _write_sources(work_dir / "c", sources)  # to read; compiled from the cache
     runtime = runtime or start_runtime(cache, work_dir)
-    with ThreadPoolExecutor(default_jobs()) as compilers:  # C compilers are processes: no GIL
-        compiled = compilers.map(
-            lambda item: _native_object(toolchain, cache, item[0], item[1], [], work_dir), sources.items()
-        )
-        inputs = [*compiled, *runtime.result(), *paths]
+    inputs = [*_entry_objects(toolchain, cache, sources, work_dir), *runtime.result(), *paths]
     key = key_of(
         {
             "kind": "shared object",
@@ -188,6 +209,49 @@ def link_extension(
             key, output.read_bytes(), {"kind": "shared object", "name": output.name, "package": package}
         )
     return LinkResult(output, output.stat().st_size, reused=False)
+
+
+def _entry_objects(
+    toolchain: Toolchain, cache: ObjectCache | None, sources: Mapping[str, bytes], work_dir: Path
+) -> list[Path]:
+    """The objects of the C entry's sources (``.c``), from the cache or compiled now, several at
+    once (C compilers are processes: no GIL). The generated headers (``.h``) they include are
+    written to ``native/include``; when :data:`~.precompiled.PRECOMPILED_FROM` or more sources
+    including one are compiled, it is first precompiled (:mod:`.precompiled`)."""
+    headers_dir = work_dir / "native" / "include"
+    headers = {name: text for name, text in sources.items() if name.endswith(".h")}
+    for name, text in headers.items():
+        write_if_changed(headers_dir / name, text)
+    read = b"".join(headers[name] for name in sorted(headers))
+    keys = {
+        name: _native_key(toolchain, name, text, [], read if uses_headers(text, headers) else b"")
+        for name, text in sources.items()
+        if name.endswith(".c")
+    }
+    found = {name: cache.get(key) if cache is not None else None for name, key in keys.items()}
+    # units reading no generated header first: they compile while the header is precompiled
+    missing = sorted(
+        (name for name, entry in found.items() if entry is None),
+        key=lambda name: uses_headers(sources[name], headers),
+    )
+    with ThreadPoolExecutor(default_jobs()) as compilers:
+        precompiled = precompile(toolchain, compilers, headers_dir, headers, [sources[m] for m in missing])
+
+        def compile_one(name: str) -> bytes:
+            if uses_headers(sources[name], headers):
+                precompiled.result()  # or none: GCC reads the headers
+                data = _compiled_object(toolchain, name, sources[name], [], headers_dir)
+            else:
+                data = _compiled_object(toolchain, name, sources[name], [])
+            if cache is not None:
+                cache.put(keys[name], data, {"kind": "native object", "name": name})
+            return data
+
+        compiled = dict(zip(missing, compilers.map(compile_one, missing), strict=True))
+    return [
+        _placed(work_dir, name, compiled[name] if entry is None else entry.data)
+        for name, entry in found.items()
+    ]
 
 
 def _check_undefined(output: Path, objects: Mapping[str, CompiledObject], used: Collection[str]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass
@@ -98,8 +99,10 @@ class Toolchain:
         *,
         extra: list[str] | None = None,
         prefix_maps: dict[Path, str] | None = None,
+        headers: Path | None = None,
     ) -> Path:
-        """Compile one C or C++ source into ``output_dir``; returns the object's path."""
+        """Compile one C or C++ source into ``output_dir``; returns the object's path.
+        ``headers``: a folder of generated headers it includes."""
         from distutils.errors import CompileError as DistutilsCompileError
 
         flags = list(COMMON_FLAGS) + (extra or [])
@@ -111,12 +114,51 @@ class Toolchain:
             objects = self.compiler.compile(  # type: ignore[attr-defined]
                 [str(source.resolve())],
                 output_dir=str(output_dir),
-                include_dirs=include_dirs(),
+                include_dirs=[*include_dirs(), *([str(headers)] if headers else [])],
                 extra_postargs=flags,
             )
         except DistutilsCompileError as exc:
             raise LinkError(f"compiling {source.name} failed: {exc}") from None
         return (output_dir / objects[0]) if not os.path.isabs(objects[0]) else Path(objects[0])
+
+    @functools.cached_property
+    def is_gcc(self) -> bool:
+        """Whether the C compiler is GCC (clang also defines ``__GNUC__``, and reads no GCC
+        precompiled headers)."""
+        command = self.compiler.compiler_so  # type: ignore[attr-defined]
+        try:
+            done = subprocess.run(
+                [*command[:1], "-dM", "-E", "-x", "c", os.devnull],
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=30,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return done.returncode == 0 and "__GNUC__" in done.stdout and "__clang__" not in done.stdout
+
+    def precompile_header(self, header: Path) -> bool:
+        """Compile ``header`` into ``<header>.gch`` beside it, with the flags every source is
+        compiled with (GCC then reads it instead of the header wherever a source includes the
+        header first, and reads the header itself where the two would differ); whether it did."""
+        from distutils.ccompiler import gen_preprocess_options
+
+        command = [
+            *self.compiler.compiler_so,  # type: ignore[attr-defined]
+            *gen_preprocess_options([], [*include_dirs(), str(header.parent)]),
+            "-x",
+            "c-header",
+            str(header),
+            "-o",
+            str(header.with_name(header.name + ".gch")),
+            *COMMON_FLAGS,
+        ]
+        try:
+            done = subprocess.run(command, capture_output=True, check=False, timeout=300)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return done.returncode == 0
 
     def link(self, objects: list[Path], output: Path) -> None:
         """Link ``objects`` into the shared object ``output`` (unused sections dropped)."""
