@@ -144,6 +144,7 @@ class Toolchain:
         header first, and reads the header itself where the two would differ); whether it did."""
         from distutils.ccompiler import gen_preprocess_options
 
+        output = header.with_name(header.name + ".gch")
         command = [
             *self.compiler.compiler_so,  # type: ignore[attr-defined]
             *gen_preprocess_options([], [*include_dirs(), str(header.parent)]),
@@ -151,14 +152,16 @@ class Toolchain:
             "c-header",
             str(header),
             "-o",
-            str(header.with_name(header.name + ".gch")),
+            str(output),
             *COMMON_FLAGS,
         ]
         try:
-            done = subprocess.run(command, capture_output=True, check=False, timeout=300)
+            made = subprocess.run(command, capture_output=True, check=False, timeout=300).returncode == 0
         except (OSError, subprocess.SubprocessError):
-            return False
-        return done.returncode == 0
+            made = False
+        if not made:  # nothing half-written for GCC to read: the sources read the header itself
+            output.unlink(missing_ok=True)
+        return made
 
     def link(self, objects: list[Path], output: Path) -> None:
         """Link ``objects`` into the shared object ``output`` (unused sections dropped)."""

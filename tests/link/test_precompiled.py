@@ -81,3 +81,13 @@ def test_units_are_cached_with_the_header_they_read(toolchain: Toolchain, tmp_pa
     linker._entry_objects(toolchain, cache, sources(1), tmp_path / "a")
     objects = linker._entry_objects(toolchain, cache, sources(3), tmp_path / "b")
     assert values(toolchain, objects, tmp_path, "cached") == [30 + k for k in range(6)]
+
+
+def test_a_header_that_does_not_precompile_leaves_nothing_to_read(toolchain: Toolchain, tmp_path: Path) -> None:
+    broken = tmp_path / HEADER
+    broken.write_text("#error not this one\n")
+    assert not toolchain.precompile_header(broken)
+    assert not broken.with_name(f"{HEADER}.gch").exists()
+    broken.write_bytes(header(4))
+    assert toolchain.precompile_header(broken)
+    assert broken.with_name(f"{HEADER}.gch").stat().st_size > 0
