@@ -16,8 +16,9 @@ from .slots import Slot, constants, parameters
 from .templates import render
 
 #: Bump when generated code changes meaning, or its objects their bytes, without its text changing
-#: (part of cache keys and symbols): 9, the vector math flattened and helpers only linked.
-CODEGEN_VERSION = "9"
+#: (part of cache keys and symbols): 9, the vector math flattened and helpers only linked; 10,
+#: each helper compiled once per Op (a fused sum's ``element`` was compiled twice).
+CODEGEN_VERSION = "10"
 
 
 def make_symbol(name: str, text: str, function: str, signature: Signature, flags: CompileFlags) -> str:

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import CompileError
 from ..types import Signature
-from .helpers import exec_generated, linked_not_run, share_vector_math
+from .helpers import exec_generated, helpers_once, linked_not_run, share_vector_math
 from .target import Target, llvm_tuning, target_has_fma
 
 #: ``# aotbuild: source model.py:12`` above a ``def``: compile it as that file and line.
@@ -232,6 +232,7 @@ def compile_request(request: CompileRequest) -> CompiledObject:
     with (
         global_compiler_lock,
         linked_not_run(),
+        helpers_once(),
         portable_exception_data(),
         native_fma(fma),
         compiled_in(request.compiled_in),

@@ -4,6 +4,7 @@ setting, helpers get no C wrapper, and an object is the same whatever its proces
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import subprocess
 import sys
@@ -171,3 +172,56 @@ def test_generated_helpers_are_only_linked_and_a_users_functions_stay_callable(
     assert "generated_triple" not in made  # only linked into the Op's object
     assert user_double(1.5) == 3.0
     assert cpu.CPUContext.get_executable is get_executable  # numba as it was, after the compile
+
+
+SHARED_HELPER = (
+    "import numpy as np\n"
+    "from numba.extending import register_jitable\n\n\n"
+    "@register_jitable\n"
+    "def element(x, i):\n"
+    "    return x[i] * 2.0\n\n\n"
+    "@register_jitable\n"
+    "def fill(buf, x, n):\n"
+    "    for i in range(n):\n"
+    "        buf[i] = element(x, i)\n\n\n"
+    "def f(x):\n"
+    "    buf = np.empty_like(x)\n"
+    "    if x.shape[0] < 4:\n"
+    "        return element(x, 0)\n"
+    "    fill(buf, x, x.shape[0])\n"
+    "    return buf.sum()\n"
+)
+
+
+@pytest.mark.parametrize("once", [True, False])
+def test_a_helper_the_op_and_another_helper_call_compiles_once(
+    once: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """numba keys a built helper by its caller's flags, and an Op's differ from a helper's in
+    options no helper inherits: without ``helpers_once`` ``element`` compiles twice."""
+    from numba.core import dispatcher
+
+    if not once:
+        monkeypatch.setattr(compiler, "helpers_once", contextlib.nullcontext)
+    compiled: list[str] = []
+    compile_core = dispatcher._FunctionCompiler._compile_core
+
+    def counted(self, args, return_type):  # type: ignore[no-untyped-def]
+        compiled.append(self.py_func.__name__)
+        return compile_core(self, args, return_type)
+
+    monkeypatch.setattr(dispatcher._FunctionCompiler, "_compile_core", counted)
+    done = compile_request(
+        CompileRequest(
+            f"aot_helper_once_{once}",
+            SHARED_HELPER,
+            "f",
+            parse_signature("float64(float64[::1])"),
+            CompileFlags(error_model="numpy"),
+            resolve_target("generic"),
+            toolchain_key(),
+        )
+    )
+    assert done.data
+    assert compiled.count("element") == (1 if once else 2)
+    assert compiled.count("fill") == 1
