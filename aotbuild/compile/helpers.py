@@ -133,10 +133,11 @@ def helpers_once() -> Iterator[None]:
 
     def as_from_a_helper(template: Any, args: Any, kws: Any) -> Any:
         flags = targetconfig.ConfigStack.top_or_none()
-        if flags is None or all(getattr(flags, k) == v for k, v in _OP_ONLY_OPTIONS.items()):
+        differ = {k: v for k, v in _OP_ONLY_OPTIONS.items() if getattr(flags, k, v) != v}
+        if not differ:  # a helper's caller (or none): as numba keys it
             return get_impl(template, args, kws)
         keyed = flags.copy()
-        for name, value in _OP_ONLY_OPTIONS.items():
+        for name, value in differ.items():
             setattr(keyed, name, value)
         with targetconfig.ConfigStack().enter(keyed):
             return get_impl(template, args, kws)
