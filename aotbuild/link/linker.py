@@ -7,7 +7,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,21 +79,6 @@ def _placed(work_dir: Path, name: str, data: bytes) -> Path:
     return path
 
 
-def _native_object(
-    toolchain: Toolchain, cache: ObjectCache | None, name: str, text: bytes, extra: list[str], work_dir: Path
-) -> Path:
-    """The object of C/C++ source ``text`` (named ``name``), from the cache when this compiler,
-    these flags and this source were built before; copied into ``work_dir`` to link."""
-    key = _native_key(toolchain, name, text, extra)
-    entry = cache.get(key) if cache is not None else None
-    if entry is not None:
-        return _placed(work_dir, name, entry.data)
-    data = _compiled_object(toolchain, name, text, extra)
-    if cache is not None:
-        cache.put(key, data, {"kind": "native object", "name": name})
-    return _placed(work_dir, name, data)
-
-
 def _runtime_sources() -> dict[str, bytes]:
     """numba's runtime (helpers and allocator), and the thread pool parallel code runs on."""
     return {
@@ -116,7 +101,7 @@ def start_runtime(cache: ObjectCache | None, work_dir: Path) -> Future[list[Path
 
         def compile_all() -> list[Path]:
             quiet = ["-w"]  # numba's sources, not ours
-            return [_native_object(toolchain, cache, *source, quiet, work_dir) for source in sources.items()]
+            return _native_objects(toolchain, cache, sources, work_dir, extra=quiet, jobs=1)
 
         return compiler.submit(compile_all)
     finally:
@@ -187,7 +172,7 @@ def link_extension(
     sources = {name: text.encode() for name, text in rendered.items()}
     _write_sources(work_dir / "c", sources)  # to read; compiled from the cache
     runtime = runtime or start_runtime(cache, work_dir)
-    inputs = [*_entry_objects(toolchain, cache, sources, work_dir), *runtime.result(), *paths]
+    inputs = [*_native_objects(toolchain, cache, sources, work_dir), *runtime.result(), *paths]
     key = key_of(
         {
             "kind": "shared object",
@@ -211,22 +196,29 @@ def link_extension(
     return LinkResult(output, output.stat().st_size, reused=False)
 
 
-def _entry_objects(
-    toolchain: Toolchain, cache: ObjectCache | None, sources: Mapping[str, bytes], work_dir: Path
+def _native_objects(
+    toolchain: Toolchain,
+    cache: ObjectCache | None,
+    sources: Mapping[str, bytes],
+    work_dir: Path,
+    extra: Sequence[str] = (),
+    jobs: int | None = None,
 ) -> list[Path]:
-    """The objects of the C entry's sources (``.c``), from the cache or compiled now, several at
-    once (C compilers are processes: no GIL). The generated headers (``.h``) they include are
-    written to ``native/include``; when :data:`~.precompiled.PRECOMPILED_FROM` or more sources
-    including one are compiled, it is first precompiled (:mod:`.precompiled`)."""
+    """The objects of C/C++ ``sources`` compiled with ``extra`` flags, from the cache or compiled
+    now, ``jobs`` at once (default: one per CPU; C compilers are processes: no GIL). The generated
+    headers among them (``.h``) are written to ``native/include``; when
+    :data:`~.precompiled.PRECOMPILED_FROM` or more sources including one are compiled, it is
+    first precompiled (:mod:`.precompiled`)."""
+    flags = list(extra)
     headers_dir = work_dir / "native" / "include"
     headers = {name: text for name, text in sources.items() if name.endswith(".h")}
     for name, text in headers.items():
         write_if_changed(headers_dir / name, text)
     read = b"".join(headers[name] for name in sorted(headers))
     keys = {
-        name: _native_key(toolchain, name, text, [], read if uses_headers(text, headers) else b"")
+        name: _native_key(toolchain, name, text, flags, read if uses_headers(text, headers) else b"")
         for name, text in sources.items()
-        if name.endswith(".c")
+        if name not in headers
     }
     found = {name: cache.get(key) if cache is not None else None for name, key in keys.items()}
     # units reading no generated header first: they compile while the header is precompiled
@@ -234,15 +226,15 @@ def _entry_objects(
         (name for name, entry in found.items() if entry is None),
         key=lambda name: uses_headers(sources[name], headers),
     )
-    with ThreadPoolExecutor(default_jobs()) as compilers:
+    with ThreadPoolExecutor(jobs or default_jobs()) as compilers:
         precompiled = precompile(toolchain, compilers, headers_dir, headers, [sources[m] for m in missing])
 
         def compile_one(name: str) -> bytes:
             if uses_headers(sources[name], headers):
                 precompiled.result()  # or none: GCC reads the headers
-                data = _compiled_object(toolchain, name, sources[name], [], headers_dir)
+                data = _compiled_object(toolchain, name, sources[name], flags, headers_dir)
             else:
-                data = _compiled_object(toolchain, name, sources[name], [])
+                data = _compiled_object(toolchain, name, sources[name], flags)
             if cache is not None:
                 cache.put(keys[name], data, {"kind": "native object", "name": name})
             return data

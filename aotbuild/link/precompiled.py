@@ -36,8 +36,9 @@ def precompile(
     the sources about to compile, make it worthwhile; the future says whether it did. A header
     precompiled by an earlier build is removed first: GCC does not check that a precompiled
     header was made from the header it stands for."""
-    for stale in folder.glob("*.gch"):
-        remove(stale)
+    if headers:  # (sources with no generated header, numba's runtime say, leave the folder alone)
+        for stale in folder.glob("*.gch"):
+            remove(stale)
     wanted = [
         name for name in headers if sum(uses_headers(text, (name,)) for text in units) >= PRECOMPILED_FROM
     ]

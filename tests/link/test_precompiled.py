@@ -54,11 +54,11 @@ def test_many_units_read_a_precompiled_header_and_give_the_same_objects(
     toolchain: Toolchain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     work = tmp_path / "work"
-    objects = linker._entry_objects(toolchain, None, sources(1), work)
+    objects = linker._native_objects(toolchain, None, sources(1), work)
     assert (work / "native" / "include" / f"{HEADER}.gch").is_file()
     with_header = [path.read_bytes() for path in objects]
     monkeypatch.setattr(precompiled, "PRECOMPILED_FROM", 100)
-    objects = linker._entry_objects(toolchain, None, sources(1), work)
+    objects = linker._native_objects(toolchain, None, sources(1), work)
     assert not (work / "native" / "include" / f"{HEADER}.gch").exists()  # too few: none
     assert [path.read_bytes() for path in objects] == with_header
     assert values(toolchain, objects, tmp_path, "plain") == [10 + k for k in range(6)]
@@ -70,16 +70,16 @@ def test_a_header_precompiled_by_an_earlier_build_is_never_read(
     """GCC does not check that a .gch was made from the header beside it: one left by a build of
     another header text would compile the units against the old declarations."""
     work = tmp_path / "work"
-    linker._entry_objects(toolchain, None, sources(1), work)  # leaves a .gch of AOT_VALUE 1
+    linker._native_objects(toolchain, None, sources(1), work)  # leaves a .gch of AOT_VALUE 1
     monkeypatch.setattr(precompiled, "PRECOMPILED_FROM", 100)  # and none made now
-    objects = linker._entry_objects(toolchain, None, sources(2), work)
+    objects = linker._native_objects(toolchain, None, sources(2), work)
     assert values(toolchain, objects, tmp_path, "changed") == [20 + k for k in range(6)]
 
 
 def test_units_are_cached_with_the_header_they_read(toolchain: Toolchain, tmp_path: Path) -> None:
     cache = ObjectCache(tmp_path / "cache")
-    linker._entry_objects(toolchain, cache, sources(1), tmp_path / "a")
-    objects = linker._entry_objects(toolchain, cache, sources(3), tmp_path / "b")
+    linker._native_objects(toolchain, cache, sources(1), tmp_path / "a")
+    objects = linker._native_objects(toolchain, cache, sources(3), tmp_path / "b")
     assert values(toolchain, objects, tmp_path, "cached") == [30 + k for k in range(6)]
 
 
