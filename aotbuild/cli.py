@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NoReturn
 from . import __version__
 from .config.model import TARGETS
 from .errors import AotBuildError, AotBuildWarning
+from .exits import leave_now
 from .interrupts import remembered_interrupts
 from .progress import Progress
 
@@ -309,10 +310,7 @@ def run() -> NoReturn:
     if any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate()):
         sys.exit(code)
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: nothing to flush to
-            stream.flush()
-    os._exit(code)
+    leave_now(code)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import sys
 
+from ..exits import leave_now
 from .workers import SERVER_VARIABLE
 
 _WARM_UP = "def warm_up(x, n):\n    return x[:n].sum() * 2.0\n"
@@ -41,15 +41,8 @@ def _warm_up() -> None:
     )
 
 
-def _leave_at_once() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    os._exit(0)
-
-
 with contextlib.suppress(Exception):  # see the module docstring
     _warm_up()
 
 if os.environ.get(SERVER_VARIABLE) == "1":  # the server (and not a process importing this)
-    atexit.register(_leave_at_once)
+    atexit.register(leave_now, 0)
