@@ -72,6 +72,11 @@ def test_row_and_column_reductions_are_numpys_bits(ext, reference, shape) -> Non
         same_bits(ext.row_extremes(m), reference.row_extremes(m))
     k = rng.integers(-1000, 1000, size=shape).astype(np.int32)
     same_bits(ext.integer_sums(k), reference.integer_sums(k))
+    # declared C order: each run summed from its row, unchecked (short rows too, in order)
+    same_bits(ext.row_square_sums_c(m), reference.row_square_sums(m))
+    same_bits(ext.row_square_sums_c_parallel(m), reference.row_square_sums(m))
+    z = m + 1j * rng.normal(size=shape)
+    same_bits(ext.complex_row_doubled_sums_c(z), reference.row_doubled_sums(z))
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 4), (3, 40, 50), (2, 17, 129), (1, 1, 1000), (4, 0, 3)])
@@ -81,6 +86,7 @@ def test_several_axes_are_numpys_bits(ext, reference, shape) -> None:
         same_bits(getattr(ext, name)(c), getattr(reference, name)(c))
     c32 = c.astype(np.float32)
     same_bits(ext.plane_variances32(c32), reference.plane_variances32(c32))
+    same_bits(ext.plane_square_means32_c(c32), reference.plane_square_means(c32))
     c.flags.writeable = False  # declared readonly=True, in numba's spelling
     same_bits(ext.plane_sums_readonly(c), reference.plane_sums(c))
     for m in (c[0] * 0.5, c[0, :1] * 0.5, c[0, :, :1] * 0.5):  # whole planes, then broadcast along the run

@@ -177,11 +177,14 @@ def test_the_loader_picks_the_best_target_the_cpu_runs(multi: BuildResult) -> No
     )
 
 
-WIDE = GRAPHS.replace('name = "targets_ext"', 'name = "wide_ext"\ntarget = "x86-64-v4"') + """
+WIDE = (
+    GRAPHS.replace('name = "targets_ext"', 'name = "wide_ext"\ntarget = "x86-64-v4"')
+    + """
 [graphs.scaled_exp]
 function = "model:scaled_exp"
 signature = "float64[::1](float64, float64[::1])"
 """
+)
 
 
 @pytest.fixture(scope="module")

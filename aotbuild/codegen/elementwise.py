@@ -177,10 +177,11 @@ class Broadcast:
         return found
 
     def broadcast_views(self) -> tuple[list[str], list[str]]:
-        """The inputs read through views broadcast to the result's shape (``np.broadcast_to``:
-        a broadcast axis has stride 0), indexed directly: (statements making the views, reads).
-        One loop then serves every case, with no step to multiply by. A rolled axis is read at
-        its rolled position in the input's own length (offset 0 where that is 1, broadcast)."""
+        """The inputs read through views broadcast to the result's shape (``broadcast_view``, as
+        ``np.broadcast_to``: a broadcast axis has stride 0), indexed directly: (statements making
+        the views, reads). One loop then serves every case, with no step to multiply by. A rolled
+        axis is read at its rolled position in the input's own length (offset 0 where that is 1,
+        broadcast)."""
         statements, reads = [], []
         stepped = {str(step["source"]) for step in self.steps}
         ndim = len(self.extents)
@@ -188,7 +189,7 @@ class Broadcast:
         direct = self.direct_reads
         for (name, dims, _), read in zip(self.inputs, direct, strict=True):
             if name in stepped:
-                statements.append(f"{name}_b = np.broadcast_to({name}, {shape})")
+                statements.append(f"{name}_b = broadcast_view({name}, {shape})")
                 index = [f"i{d}" for d in range(ndim)]
                 for axis in range(dims):
                     offset = self.offset(name, axis)
@@ -447,6 +448,8 @@ def _loop_module(
     intrinsics = {"scratch"} if blocked else set()
     if retyped or (rows and any("contiguous(" in line for line in rows.statements)):
         intrinsics.add("contiguous")
+    if views:
+        intrinsics.add("broadcast_view")
     module = template_op(
         "ops/elementwise.py.j2",
         node,

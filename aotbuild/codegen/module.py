@@ -18,7 +18,7 @@ from .templates import render
 #: Bump when generated code changes meaning, or its objects their bytes, without its text changing
 #: (part of cache keys and symbols): 9, the vector math flattened and helpers only linked; 10,
 #: each helper compiled once per Op (a fused sum's ``element`` was compiled twice).
-CODEGEN_VERSION = "10"
+CODEGEN_VERSION = "11"
 
 
 def make_symbol(name: str, text: str, function: str, signature: Signature, flags: CompileFlags) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aotbuild.codegen.elementwise import render_elementwise
+from aotbuild.codegen.elementwise import render_elementwise, render_fused
 from aotbuild.codegen.module import OpModule
 from aotbuild.codegen.reduce import render_reduce
 from aotbuild.graph import Argument, Node
@@ -189,6 +189,71 @@ def test_a_one_dimensional_fused_sum_of_c_arrays_reads_unbroadcast_runs_only_as_
         x, y = rng.normal(size=n), rng.normal(size=n)
         for a, b in ((x, y), (x[:1], y), (x, y[:1])):
             assert op(a, b) == np.sum(a * b - 1.0)
+
+
+def test_a_fused_sum_over_rows_of_c_arrays_has_the_row_path_alone() -> None:
+    """``(c * c).mean(axis=(1, 2))`` of a C-contiguous 3-d array: every run is a plane that is one
+    contiguous row by the array's type, so the module sums rows unchecked and has no other path
+    (no ``element``, ``fill`` or ``run_sum``: three functions fewer for numba to compile); for an
+    any-layout array the checked row path and its fallback stay. NumPy's bits either way."""
+    from aotbuild.codegen.reduce import render_fused_reduce
+    from aotbuild.config import GraphConfig
+    from aotbuild.config.signature import parse_signature
+    from aotbuild.graph import Graph
+    from aotbuild.rewrite.fuse import fuse_graph
+
+    def fused_mean(layout: str) -> str:
+        c = Tracer(Operand(Node.make(Argument(0, Array("float32", 3, layout)))))
+        config = GraphConfig(
+            name="g",
+            function="m:g",
+            signature=parse_signature("float32[:](float32[:, :, :])"),
+            signature_text="",
+        )
+        (node,) = fuse_graph(Graph(config, ("c",), ((c * c).mean(axis=(1, 2)).node,), False)).outputs
+        return render_fused_reduce(node).text
+
+    contiguous, any_layout = fused_mean("C"), fused_mean("A")
+    for name in ("def element(", "def fill(", "def run_sum(", ".flags.c_contiguous"):
+        assert name not in contiguous and name in any_layout, name
+    op = _jitted(contiguous)
+    rng = np.random.default_rng(5)
+    for shape in ((3, 1, 5), (2, 4, 30), (2, 17, 129), (1, 0, 3)):
+        c = rng.normal(size=shape).astype(np.float32)
+        with np.errstate(all="ignore"):
+            expected = (c * c).mean(axis=(1, 2))
+        np.testing.assert_array_equal(op(c), expected)
+
+
+def test_vector_math_reads_broadcast_inputs_through_views_and_strided_rows_through_copies() -> None:
+    """A loop body with vector math in it reads a broadcast input through
+    :func:`~aotbuild.compile.intrinsics.broadcast_view` (not ``np.broadcast_to``, a jitted
+    function each worker would compile per type), and a strided 1-d input through a copy (not
+    ``np.ascontiguousarray``, likewise): the same values as NumPy's, broadcast or strided."""
+    from aotbuild.config import GraphConfig
+    from aotbuild.config.signature import parse_signature
+    from aotbuild.graph import Graph
+    from aotbuild.rewrite.fuse import fuse_graph
+
+    def fused(value: Tracer) -> str:
+        config = GraphConfig(
+            name="g", function="m:g", signature=parse_signature("float64(float64[:])"), signature_text=""
+        )
+        (node,) = fuse_graph(Graph(config, ("x", "y"), (value.node,), False)).outputs
+        return render_fused(node).text
+
+    x, y = traced("float64", 2), traced("float64", 1, 1)
+    u, v = traced("float64", 1), traced("float64", 1, 1)
+    broadcast, strided = fused(np.log(x) + y), fused(np.exp(u) * v)
+    assert "broadcast_view(a0, (n0, n1))" in broadcast and "np.broadcast_to" not in broadcast
+    assert "_any.copy()" in strided and "ascontiguousarray" not in strided
+    rng = np.random.default_rng(9)
+    m, row = rng.uniform(0.5, 2.0, size=(6, 40)), rng.normal(size=40)
+    log_add, exp_multiply = _jitted(broadcast), _jitted(strided)
+    for a, b in ((m, row), (m[:1], row), (m[:, :1], row), (m, row[:1]), (m[::2, ::-3], row[::3])):
+        np.testing.assert_allclose(log_add(a, b), np.log(a) + b, rtol=1e-15, atol=1e-15)
+    for a, b in ((row, row[::-1]), (row[::2], row[1::2]), (row[:1], row), (row, row[:1])):
+        np.testing.assert_allclose(exp_multiply(a, b), np.exp(a) * b, rtol=1e-15)
 
 
 def _jitted(text: str):

@@ -34,12 +34,20 @@ REPO = vs.VECMATH_DIR.parents[1]
 @pytest.fixture(scope="module", autouse=True)
 def generic_cpu_run():
     """The whole measurement under NUMBA_CPU_NAME=generic (SSE2, no FMA), started first."""
-    code = ("import json, warnings; warnings.simplefilter('ignore');"
-            "from tests.codegen import vecmath_support as vs;"
-            f"print(json.dumps(vs.measure_all(vs.load_vecmath(), {N})))")
+    code = (
+        "import json, warnings; warnings.simplefilter('ignore');"
+        "from tests.codegen import vecmath_support as vs;"
+        f"print(json.dumps(vs.measure_all(vs.load_vecmath(), {N})))"
+    )
     env = dict(os.environ, NUMBA_CPU_NAME="generic", PYTHONWARNINGS="ignore")
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     yield proc
     if proc.poll() is None:
         proc.kill()
@@ -113,7 +121,10 @@ def test_sources_follow_the_template_rules():
     for path in vs.VECMATH_DIR.glob("*.py"):
         module = ast.parse(path.read_text())
         for node in module.body:
-            assert isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.Expr)), (path.name, ast.dump(node)[:80])
+            assert isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.Expr)), (
+                path.name,
+                ast.dump(node)[:80],
+            )
         assert "SLEEF" in ast.get_docstring(module), path.name
     assert (vs.VECMATH_DIR / "LICENSE.sleef").read_text().count("Boost Software License") >= 2
     for fn, dt in CASES:
@@ -173,21 +184,66 @@ def test_integer_powers(dtype, fma):
 
 
 SPECIAL_CASES = [
-    ("exp", (-np.inf,)), ("exp", (np.inf,)), ("exp", (800.0,)), ("exp", (-800.0,)),
-    ("log", (-1.0,)), ("log", (0.0,)), ("log", (-0.0,)), ("log", (np.inf,)), ("log", (1.0,)),
-    ("tanh", (np.inf,)), ("tanh", (-np.inf,)), ("tanh", (-0.0,)),
-    ("expm1", (-0.0,)), ("expm1", (-np.inf,)), ("log1p", (-0.0,)), ("log1p", (-1.0,)), ("log1p", (-2.0,)),
-    ("cbrt", (-0.0,)), ("cbrt", (-np.inf,)), ("sinh", (-0.0,)), ("arcsinh", (-0.0,)), ("arctanh", (-1.0,)),
-    ("arcsin", (1.5,)), ("arccos", (-1.0,)), ("arctan", (-np.inf,)), ("sin", (-0.0,)), ("tan", (-0.0,)),
-    ("sin", (np.inf,)), ("cos", (-np.inf,)), ("tan", (np.nan,)), ("arccosh", (0.5,)), ("arccosh", (1.0,)),
-    ("hypot", (np.inf, np.nan)), ("hypot", (np.nan, -np.inf)), ("hypot", (1e300, 1e300)), ("hypot", (-0.0, 0.0)),
-    ("power", (np.nan, 0.0)), ("power", (np.nan, -0.0)), ("power", (1.0, np.nan)), ("power", (-1.0, np.inf)),
-    ("power", (-1.0, -np.inf)), ("power", (-8.0, 1.0 / 3.0)), ("power", (-2.0, 3.0)), ("power", (0.0, -1.0)),
-    ("power", (-0.0, -1.0)), ("power", (-0.0, -2.0)), ("power", (-0.0, 3.0)), ("power", (-np.inf, 3.0)),
-    ("power", (-np.inf, -3.0)), ("power", (-np.inf, 2.0)), ("power", (0.5, np.inf)), ("power", (2.0, -np.inf)),
-    ("power", (10.0, 400.0)), ("power", (10.0, -400.0)), ("power", (-10.0, 309.0)),
-] + [("arctan2", (y, x)) for y in (0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan)
-     for x in (0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan)]
+    ("exp", (-np.inf,)),
+    ("exp", (np.inf,)),
+    ("exp", (800.0,)),
+    ("exp", (-800.0,)),
+    ("log", (-1.0,)),
+    ("log", (0.0,)),
+    ("log", (-0.0,)),
+    ("log", (np.inf,)),
+    ("log", (1.0,)),
+    ("tanh", (np.inf,)),
+    ("tanh", (-np.inf,)),
+    ("tanh", (-0.0,)),
+    ("expm1", (-0.0,)),
+    ("expm1", (-np.inf,)),
+    ("log1p", (-0.0,)),
+    ("log1p", (-1.0,)),
+    ("log1p", (-2.0,)),
+    ("cbrt", (-0.0,)),
+    ("cbrt", (-np.inf,)),
+    ("sinh", (-0.0,)),
+    ("arcsinh", (-0.0,)),
+    ("arctanh", (-1.0,)),
+    ("arcsin", (1.5,)),
+    ("arccos", (-1.0,)),
+    ("arctan", (-np.inf,)),
+    ("sin", (-0.0,)),
+    ("tan", (-0.0,)),
+    ("sin", (np.inf,)),
+    ("cos", (-np.inf,)),
+    ("tan", (np.nan,)),
+    ("arccosh", (0.5,)),
+    ("arccosh", (1.0,)),
+    ("hypot", (np.inf, np.nan)),
+    ("hypot", (np.nan, -np.inf)),
+    ("hypot", (1e300, 1e300)),
+    ("hypot", (-0.0, 0.0)),
+    ("power", (np.nan, 0.0)),
+    ("power", (np.nan, -0.0)),
+    ("power", (1.0, np.nan)),
+    ("power", (-1.0, np.inf)),
+    ("power", (-1.0, -np.inf)),
+    ("power", (-8.0, 1.0 / 3.0)),
+    ("power", (-2.0, 3.0)),
+    ("power", (0.0, -1.0)),
+    ("power", (-0.0, -1.0)),
+    ("power", (-0.0, -2.0)),
+    ("power", (-0.0, 3.0)),
+    ("power", (-np.inf, 3.0)),
+    ("power", (-np.inf, -3.0)),
+    ("power", (-np.inf, 2.0)),
+    ("power", (0.5, np.inf)),
+    ("power", (2.0, -np.inf)),
+    ("power", (10.0, 400.0)),
+    ("power", (10.0, -400.0)),
+    ("power", (-10.0, 309.0)),
+] + [
+    ("arctan2", (y, x))
+    for y in (0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan)
+    for x in (0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan)
+]
 
 
 @pytest.mark.parametrize("dtype", vs.DTYPES)
@@ -212,8 +268,21 @@ def test_trig_range_guards(ns, dtype):
 
     for fn in ("sin", "cos", "tan"):
         lim = vs.TRIG_LIMIT[fn, dtype]
-        values = np.array([0.0, 1.0, -lim * 0.9999999, lim * 0.9999999, lim * 1.0000001, -lim * 10,
-                           1e300 if dtype == "float64" else 3e38, np.inf, -np.inf, np.nan], dtype=dtype)
+        values = np.array(
+            [
+                0.0,
+                1.0,
+                -lim * 0.9999999,
+                lim * 0.9999999,
+                lim * 1.0000001,
+                -lim * 10,
+                1e300 if dtype == "float64" else 3e38,
+                np.inf,
+                -np.inf,
+                np.nan,
+            ],
+            dtype=dtype,
+        )
         want = [True, True, True, True, False, False, False, True, True, True]
         guard = ns[f"{fn}_{dtype}_in_range"]
 
@@ -223,6 +292,7 @@ def test_trig_range_guards(ns, dtype):
             for i in range(a.shape[0]):
                 out[i] = guard(a[i])  # noqa: B023 (compiled and called in this iteration)
             return out
+
         assert list(run(values)) == want, fn
 
 
@@ -231,6 +301,9 @@ def test_generic_cpu_meets_the_bounds(generic_cpu_run):
     out, err = generic_cpu_run.communicate(timeout=600)
     assert generic_cpu_run.returncode == 0, err[-3000:]
     results = json.loads(out.strip().splitlines()[-1])
-    bad = {k: (r["max_ulp"], r["worst_input"], r["special_mismatches"][:3]) for k, r in results.items()
-           if r["max_ulp"] > vs.DOCUMENTED_BOUND[tuple(k.split("-"))] or r["special_mismatches"]}
+    bad = {
+        k: (r["max_ulp"], r["worst_input"], r["special_mismatches"][:3])
+        for k, r in results.items()
+        if r["max_ulp"] > vs.DOCUMENTED_BOUND[tuple(k.split("-"))] or r["special_mismatches"]
+    }
     assert not bad

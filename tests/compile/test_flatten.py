@@ -73,7 +73,9 @@ def test_calls_that_do_not_always_run_once_are_left_calls(caller: str) -> None:
 
 
 def test_helpers_with_loops_are_not_pasted_but_their_calls_are() -> None:
-    power = "def power(x, n):\n    p = x\n    for _ in range(n - 1):\n        p = mla(p, x, 0.0)\n    return p\n"
+    power = (
+        "def power(x, n):\n    p = x\n    for _ in range(n - 1):\n        p = mla(p, x, 0.0)\n    return p\n"
+    )
     flat_power = flattened(False, MLA, power)
     assert "mla(" not in flat_power and "for _ in range(n - 1):" in flat_power
     flattener = Flattener(False)
@@ -84,7 +86,9 @@ def test_helpers_with_loops_are_not_pasted_but_their_calls_are() -> None:
 
 def test_a_helper_reading_a_global_the_caller_shadows_is_left_a_call() -> None:
     helper = "def scaled(x):\n    return x * SCALE\n"
-    assert "scaled(x)" in flattened(False, helper, "def f(x):\n    SCALE = 2.0\n    return scaled(x) + SCALE\n")
+    assert "scaled(x)" in flattened(
+        False, helper, "def f(x):\n    SCALE = 2.0\n    return scaled(x) + SCALE\n"
+    )
 
 
 def test_every_function_of_the_library_flattens_and_parses() -> None:
@@ -96,7 +100,11 @@ def test_every_function_of_the_library_flattens_and_parses() -> None:
 
 def _unflattened(fma: bool) -> types.ModuleType:
     names = sorted(vecmath.library())
-    lines = ["import numpy as np", "from numba.extending import register_jitable", *vecmath.intrinsics_import(names)]
+    lines = [
+        "import numpy as np",
+        "from numba.extending import register_jitable",
+        *vecmath.intrinsics_import(names),
+    ]
     text = "\n".join(lines) + "\n\n\n" + "\n\n\n".join(vecmath.sources(names)) + "\n"
     name = f"aotbuild_generated.test_flatten_{fma}"
     filename = f"{name}.py"

@@ -83,7 +83,9 @@ def test_units_are_cached_with_the_header_they_read(toolchain: Toolchain, tmp_pa
     assert values(toolchain, objects, tmp_path, "cached") == [30 + k for k in range(6)]
 
 
-def test_a_header_that_does_not_precompile_leaves_nothing_to_read(toolchain: Toolchain, tmp_path: Path) -> None:
+def test_a_header_that_does_not_precompile_leaves_nothing_to_read(
+    toolchain: Toolchain, tmp_path: Path
+) -> None:
     broken = tmp_path / HEADER
     broken.write_text("#error not this one\n")
     assert not toolchain.precompile_header(broken)
