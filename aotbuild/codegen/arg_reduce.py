@@ -59,6 +59,8 @@ def render_fused_arg_reduce(node: Node) -> OpModule:
         extents=plan.extents,
         axis_sources=plan.axis_sources,
         steps=plan.steps,
+        step_statements=plan.step_statements,
+        step_imports=plan.step_imports(plan.all_direct),
         body=exact if exact is not None else body,  # a range-checked function: the C library's
         direct=direct if plan.steps else None,
         all_direct=plan.all_direct,

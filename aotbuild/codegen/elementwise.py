@@ -14,7 +14,7 @@ from . import vecmath
 from .module import OpModule, template_op, with_parallel_loops
 from .scalar import Helper, load_expression, scalar_expression
 from .slots import Slot, input_slots
-from .templates import all_of, any_of, render, tuple_text
+from .templates import all_of, render, tuple_text
 
 
 @dataclass(frozen=True)
@@ -22,8 +22,9 @@ class Rows:
     """A loop nest reading each input's row as a C-contiguous 1-d array (see
     :meth:`Broadcast.rows`)."""
 
-    checks: list[str]
-    """What makes ``unit_rows`` true: each row it retypes has a unit stride (or one element)."""
+    checked: list[str]
+    """The inputs whose rows it retypes: ``unit_rows`` is true when each has a unit stride along
+    its last axis (or one element there)."""
 
     statements: list[str]
     """Run for each row, before the inner loop: the rows ``r<k>``."""
@@ -103,7 +104,7 @@ class Broadcast:
         last = ndim - 1
         direct = self._indices(range(ndim))
         segmented = any(self.offset(name, dims - 1) is not None for name, dims, _ in self.inputs if dims)
-        checks: list[str] = []
+        checked: list[str] = []
         statements: list[str] = []
         reads: list[str] = []
         offsets: list[str] = []
@@ -115,9 +116,7 @@ class Broadcast:
             rolled = any(self.offset(name, axis) is not None for axis in range(dims))
             row = f"{name}[{', '.join(index[:-1])}]" if dims > 1 else name
             if name not in contiguous:
-                last_axis = dims - 1
-                unit = f"{name}.strides[{last_axis}] == {name}.itemsize"
-                checks.append(f"({any_of([f'{name}.shape[{last_axis}] <= 1', unit])})")
+                checked.append(name)
                 row = f"contiguous({row})"
             elif not (rolled or segmented):
                 reads.append(f"{name}[{', '.join(index)}]")
@@ -143,7 +142,7 @@ class Broadcast:
                 "views": views,
                 "out": f"out[{outer + ', ' if outer else ''}lo:hi]",
             }
-        return Rows(checks, statements, reads, segments)
+        return Rows(checked, statements, reads, segments)
 
     def reads_direct_on(self, axes: Collection[int]) -> list[str]:
         """Each input read at the current index, its name if a scalar: ``a0[i0 * s0_0, i1]``,
@@ -201,13 +200,37 @@ class Broadcast:
                 reads.append(read)
         return statements, reads
 
-    def direct_terms(self, axes: Collection[int]) -> list[str]:
-        """The run-time tests that together say no input is broadcast along ``axes``."""
-        return [f"{step['name']} == 1" for step in self.steps if step["along"] in axes]
+    @property
+    def step_statements(self) -> list[str]:
+        """The lines setting the steps, one per input that has any: ``s0_0, _, s0_2 =
+        broadcast_steps(a0)`` (``_``: an axis it needs no step along). One call per input: a
+        conditional per step was a dozen operations for numba to type and lower, ~10 ms each."""
+        named: dict[str, dict[object, str]] = {}
+        for step in self.steps:
+            named.setdefault(str(step["source"]), {})[step["axis"]] = str(step["name"])
+        dims = {name: ndim for name, ndim, _ in self.inputs}
+        lines = []
+        for source, steps in named.items():
+            if len(steps) == 1:
+                ((axis, name),) = steps.items()
+                lines.append(f"{name} = broadcast_steps({source})[{axis}]")
+            else:
+                targets = [steps.get(axis, "_") for axis in range(dims[source])]
+                lines.append(f"{', '.join(targets)} = broadcast_steps({source})")
+        return lines
+
+    def step_imports(self, *conditions: str) -> list[str]:
+        """The intrinsics the step lines and ``conditions`` (made by :meth:`direct_on`) call."""
+        called = ["all_unit"] if any("all_unit(" in condition for condition in conditions) else []
+        return sorted(called + (["broadcast_steps"] if self.steps else []))
 
     def direct_on(self, axes: Collection[int]) -> str:
-        """The run-time condition under which no input is broadcast along ``axes``."""
-        return all_of(self.direct_terms(axes))
+        """The run-time condition under which no input is broadcast along ``axes``: every step
+        there is 1 (``all_unit``: one call, not a chain of comparisons)."""
+        names = [str(step["name"]) for step in self.steps if step["along"] in axes]
+        if len(names) <= 1:
+            return all_of([f"{name} == 1" for name in names])
+        return f"all_unit({', '.join(names)})"
 
     @property
     def reads(self) -> list[str]:
@@ -370,10 +393,13 @@ def _loop_module(
     heavy = bool(code(plan.direct_reads, False).library) and ndim > 0
     views, view_reads = plan.broadcast_views() if heavy and plan.steps else ([], [])
     # LLVM versions a short loop on a unit stride by itself, but not one with vector math in it:
-    # there a 1-d input of any layout is read as C-contiguous (a copy where it is not).
+    # there a 1-d input of any layout is read as C-contiguous (a copy where it is not, made by a
+    # loop into np.empty: numba's .copy() allocates through a function it caches per process,
+    # which made an Op's object depend on what the process had compiled before, and
+    # np.ascontiguousarray is a function each worker compiles again, 0.36 s the first time).
     gathered = node.op.gathered if isinstance(node.op, Fused) else frozenset()
-    retyped = [
-        slot.name
+    retyped = {
+        slot.name: slot.dtype
         for k, (slot, item) in enumerate(zip(slots, node.inputs, strict=True))
         if heavy
         and isinstance(slot.type, Array)
@@ -383,7 +409,7 @@ def _loop_module(
         and not slot.is_constant
         and k not in gathered
         and item is not inplace
-    ]
+    }
 
     # Inputs typed C-contiguous (their rows need no check), and the loop over rows where any is not.
     contiguous = {
@@ -407,10 +433,10 @@ def _loop_module(
         if not plan.steps:
             variants = [("direct", "", plan.direct_reads, None)]
         if rows is not None:
-            if not rows.checks:  # no stride to check: rows wherever direct
+            if not rows.checked:  # no stride to check: rows wherever direct
                 variants = variants[1:] if plan.steps else []
             # when no input is broadcast, and every row it retypes has a unit stride
-            condition = all_of((["direct"] if plan.steps else []) + (["unit_rows"] if rows.checks else []))
+            condition = all_of((["direct"] if plan.steps else []) + (["unit_rows"] if rows.checked else []))
             variants.insert(0, ("rows", condition, rows.reads, rows))
         for kind, condition, reads, row_nest in variants:
             body = code([replaced.get(k, read) for k, read in enumerate(reads)], exact or ndim == 0)
@@ -450,6 +476,9 @@ def _loop_module(
         intrinsics.add("contiguous")
     if views:
         intrinsics.add("broadcast_view")
+    intrinsics.update(plan.step_imports(plan.all_direct))
+    if rows and rows.checked:
+        intrinsics.add("unit_strides")
     module = template_op(
         "ops/elementwise.py.j2",
         node,
@@ -462,6 +491,7 @@ def _loop_module(
         ndim=ndim,
         extents=plan.extents,
         steps=plan.steps,
+        step_statements=plan.step_statements,
         all_direct=plan.all_direct,
         indices=indices,
         axis_sources=plan.axis_sources,
@@ -474,7 +504,7 @@ def _loop_module(
         blocked=blocked,
         retyped=retyped,
         rolls=plan.rolls,
-        row_checks=rows.checks if rows else [],
+        row_checks=rows.checked if rows else [],
         intrinsics=sorted(intrinsics),
     )
     if parallel and ndim > 0:

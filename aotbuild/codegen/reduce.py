@@ -119,6 +119,8 @@ def _context(
         "wide_dtype": "complex128" if dtype.kind == "c" else "float64",
         "rows": row_views or [],
         "rows_only": False,  # every run a row known C-contiguous (see render_fused_reduce)
+        "step_statements": [],  # a fused value's inputs' broadcast steps (render_fused_reduce)
+        "step_imports": [],
         "row_args": row_args or [],
         "element_row": f"element_row({', '.join(row_args)}, i{ndim - 1})" if row_args else "",
         "outer_reduced": [axis for axis in reduced if axis not in run],
@@ -329,6 +331,8 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
     context = _context(op, ndim, reading, rows, row_args)
     context["reads_direct"] = bool(direct_condition) and not direct_in_rows
     context["rows_only"] = rows_only
+    context["step_statements"] = plan.step_statements
+    context["step_imports"] = plan.step_imports(direct_condition)
     context.update(_parallel(context, parallel))
     module = template_op(
         "ops/reduce.py.j2",

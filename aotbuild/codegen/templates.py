@@ -33,22 +33,14 @@ def tuple_text(items: list[str]) -> str:
 
 def all_of(conditions: list[str]) -> str:
     """Python source that holds where every one of ``conditions`` (comparisons, or names of
-    booleans, with no side effects) does: ``(s0_0 == 1) & (s1_0 == 1)``, not ``and``. numba
+    booleans, with no side effects) does: ``(s0_0 == 1) & unit_rows``, not ``and``. numba
     gives each operand of ``and`` a block of its own, which every later pass (SSA, typing,
     lowering) walks: the float32 blur's two 27-term conditions took 16% of its compile
-    (2.35 -> 1.98 s), for a test run once a call."""
-    return _joined(conditions, " & ")
-
-
-def any_of(conditions: list[str]) -> str:
-    """As :func:`all_of`, where any one of ``conditions`` holds: ``|``, not ``or``."""
-    return _joined(conditions, " | ")
-
-
-def _joined(conditions: list[str], operator: str) -> str:
+    (2.35 -> 1.98 s), for a test run once a call. (Long conditions are intrinsics' now:
+    ``all_unit``, ``unit_strides``.)"""
     if len(conditions) == 1:
         return conditions[0]
-    return operator.join(term if term.isidentifier() else f"({term})" for term in conditions)
+    return " & ".join(term if term.isidentifier() else f"({term})" for term in conditions)
 
 
 @lru_cache(maxsize=1)

@@ -155,6 +155,68 @@ def broadcast_view(typingctx: Any, array: Any, shape: Any) -> Any:
 
 
 @intrinsic
+def broadcast_steps(typingctx: Any, array: Any) -> Any:
+    """For each axis of ``array``, 0 where its length is 1 (it is broadcast there: read at index 0
+    all along) and 1 elsewhere, as a tuple: one call where a conditional per axis was about a
+    dozen operations for numba to type and lower (~10 ms of compile each)."""
+    if not isinstance(array, nbtypes.Array):
+        return None
+    result = nbtypes.UniTuple(nbtypes.intp, array.ndim)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        source = context.make_array(array)(context, builder, args[0])
+        intp = context.get_value_type(nbtypes.intp)
+        lengths = cgutils.unpack_tuple(builder, source.shape, array.ndim)
+        steps = [
+            builder.zext(builder.icmp_signed("!=", length, ir.Constant(intp, 1)), intp) for length in lengths
+        ]
+        return context.make_tuple(builder, result, steps)
+
+    return result(array), codegen
+
+
+@intrinsic
+def all_unit(typingctx: Any, *steps: Any) -> Any:
+    """Whether every one of ``steps`` is 1 (no input broadcast): one call, not a chain of
+    comparisons and ``&``."""
+    if not steps or not all(isinstance(step, nbtypes.Integer) for step in steps):
+        return None
+    signature = nbtypes.boolean(nbtypes.StarArgTuple.from_types(steps))
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        result = cgutils.true_bit
+        for step in cgutils.unpack_tuple(builder, args[0], len(steps)):
+            result = builder.and_(result, builder.icmp_signed("==", step, ir.Constant(step.type, 1)))
+        return result
+
+    return signature, codegen
+
+
+@intrinsic
+def unit_strides(typingctx: Any, *arrays: Any) -> Any:
+    """Whether each of ``arrays`` has a unit stride along its last axis, or at most one element
+    there: its rows can be read as C-contiguous. One call, not five operations per array."""
+    if not arrays or not all(isinstance(array, nbtypes.Array) and array.ndim for array in arrays):
+        return None
+    signature = nbtypes.boolean(nbtypes.StarArgTuple.from_types(arrays))
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        result = cgutils.true_bit
+        one = context.get_constant(nbtypes.intp, 1)
+        for array, value in zip(arrays, cgutils.unpack_tuple(builder, args[0], len(arrays)), strict=True):
+            source = context.make_array(array)(context, builder, value)
+            length = cgutils.unpack_tuple(builder, source.shape, array.ndim)[-1]
+            stride = cgutils.unpack_tuple(builder, source.strides, array.ndim)[-1]
+            row = builder.or_(
+                builder.icmp_signed("<=", length, one), builder.icmp_signed("==", stride, source.itemsize)
+            )
+            result = builder.and_(result, row)
+        return result
+
+    return signature, codegen
+
+
+@intrinsic
 def scratch(typingctx: Any, rows: Any, columns: Any, dtype: Any) -> Any:
     """``np.empty((rows, columns), dtype)`` (``columns`` 0: ``np.empty(rows, dtype)``) for literal
     sizes, in the calling function's stack frame (made once per call, at its entry), with no

@@ -197,20 +197,10 @@ def test_a_fused_sum_over_rows_of_c_arrays_has_the_row_path_alone() -> None:
     (no ``element``, ``fill`` or ``run_sum``: three functions fewer for numba to compile); for an
     any-layout array the checked row path and its fallback stay. NumPy's bits either way."""
     from aotbuild.codegen.reduce import render_fused_reduce
-    from aotbuild.config import GraphConfig
-    from aotbuild.config.signature import parse_signature
-    from aotbuild.graph import Graph
-    from aotbuild.rewrite.fuse import fuse_graph
 
     def fused_mean(layout: str) -> str:
         c = Tracer(Operand(Node.make(Argument(0, Array("float32", 3, layout)))))
-        config = GraphConfig(
-            name="g",
-            function="m:g",
-            signature=parse_signature("float32[:](float32[:, :, :])"),
-            signature_text="",
-        )
-        (node,) = fuse_graph(Graph(config, ("c",), ((c * c).mean(axis=(1, 2)).node,), False)).outputs
+        (node,) = _fused((c * c).mean(axis=(1, 2)), signature="float32[:](float32[:, :, :])")
         return render_fused_reduce(node).text
 
     contiguous, any_layout = fused_mean("C"), fused_mean("A")
@@ -230,23 +220,18 @@ def test_vector_math_reads_broadcast_inputs_through_views_and_strided_rows_throu
     :func:`~aotbuild.compile.intrinsics.broadcast_view` (not ``np.broadcast_to``, a jitted
     function each worker would compile per type), and a strided 1-d input through a copy (not
     ``np.ascontiguousarray``, likewise): the same values as NumPy's, broadcast or strided."""
-    from aotbuild.config import GraphConfig
-    from aotbuild.config.signature import parse_signature
-    from aotbuild.graph import Graph
-    from aotbuild.rewrite.fuse import fuse_graph
 
     def fused(value: Tracer) -> str:
-        config = GraphConfig(
-            name="g", function="m:g", signature=parse_signature("float64(float64[:])"), signature_text=""
-        )
-        (node,) = fuse_graph(Graph(config, ("x", "y"), (value.node,), False)).outputs
+        (node,) = _fused(value, signature="float64(float64[:], float64[:])")
         return render_fused(node).text
 
     x, y = traced("float64", 2), traced("float64", 1, 1)
     u, v = traced("float64", 1), traced("float64", 1, 1)
     broadcast, strided = fused(np.log(x) + y), fused(np.exp(u) * v)
     assert "broadcast_view(a0, (n0, n1))" in broadcast and "np.broadcast_to" not in broadcast
-    assert "_any.copy()" in strided and "ascontiguousarray" not in strided
+    assert (
+        "a0 = np.empty(a0_any.shape[0], dtype=np.float64)" in strided and "ascontiguousarray" not in strided
+    )
     rng = np.random.default_rng(9)
     m, row = rng.uniform(0.5, 2.0, size=(6, 40)), rng.normal(size=40)
     log_add, exp_multiply = _jitted(broadcast), _jitted(strided)
@@ -309,7 +294,8 @@ def test_a_loop_over_views_reads_contiguous_rows_and_vectorises(dtype: str, tmp_
     )
     module = render_fused(node)
     text = module.text
-    assert "direct = (s0_0 == 1) & " in text and "if direct & unit_rows:" in text
+    assert "direct = all_unit(s0_0, " in text and "if direct & unit_rows:" in text
+    assert "unit_rows = unit_strides(a0, a1, a2, a3)" in text
     assert "r0 = contiguous(a0[i0])" in text and "x0 = r0[i1]" in text
     op = _jitted(text)
     image = np.random.default_rng(0).integers(0, 2**32 if dtype == "uint32" else 256, (40, 70)).astype(dtype)

@@ -225,3 +225,44 @@ def test_a_helper_the_op_and_another_helper_call_compiles_once(
     assert done.data
     assert compiled.count("element") == (1 if once else 2)
     assert compiled.count("fill") == 1
+
+
+def _strided_vector_math(ufunc: object, symbol: str) -> CompileRequest:
+    """The generated module of ``ufunc(x) * y`` for 1-d arrays of any layout: vector math, so a
+    strided input is copied first."""
+
+    from aotbuild.codegen.elementwise import render_fused
+
+    from ..codegen.test_modules import _fused, traced
+
+    x, y = traced("float64", 1), traced("float64", 1, 1)
+    (node,) = _fused(ufunc(x) * y, signature="float64[:](float64[:], float64[:])")  # type: ignore[operator]
+    module = render_fused(node)
+    assert "np.empty(a0_any.shape[0], dtype=np.float64)" in module.text
+    return CompileRequest(
+        symbol,
+        module.text,
+        "op",
+        parse_signature(str(module.signature)),
+        CompileFlags(error_model="numpy"),
+        resolve_target("generic"),
+        toolchain_key(),
+    )
+
+
+def test_a_strided_input_copied_after_jit_code_gives_the_object_of_a_fresh_process() -> None:
+    """Copies of strided inputs are made without what numba caches per process: ``.copy()``
+    allocates through a function numba compiles once per process and then reuses, so after JIT
+    code allocating an array (a generated module run by numba's JIT, in a build's own process
+    at -j 1) an Op's object was not a fresh worker's."""
+    import numpy as np
+
+    from ..codegen.test_modules import _jitted, render_elementwise, traced
+
+    x, y = traced("float64", 2), traced("float64", 1, 1)
+    _jitted(render_elementwise((x + y).node).text)(np.ones((2, 3)), np.ones(3))
+    request = _strided_vector_math(np.exp, "aot_strided_exp")
+    done = subprocess.run(
+        [sys.executable, "-c", _FRESH], input=pickle.dumps(request), capture_output=True, check=True
+    )
+    assert compile_request(request).data == done.stdout

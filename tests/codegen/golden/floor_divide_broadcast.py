@@ -11,7 +11,7 @@ the general loop reads a broadcast axis at index 0 through a step of 0.
 """
 import numpy as np
 from numba.extending import register_jitable
-from aotbuild.compile.intrinsics import contiguous
+from aotbuild.compile.intrinsics import all_unit, broadcast_steps, contiguous, unit_strides
 
 OUT_DTYPE = np.float64
 
@@ -45,15 +45,12 @@ def op(a0, a1):
             elif length != 1:
                 raise ValueError("operands could not be broadcast together")
     # An input axis of length 1 is broadcast: it is read at index 0 all along.
-    s0_1 = 0 if a0.shape[1] == 1 else 1
-    s1_0 = 0 if a1.shape[0] == 1 else 1
+    s0_1 = broadcast_steps(a0)[1]
+    s1_0 = broadcast_steps(a1)[0]
     # No input is broadcast: tested once, for every loop nest below.
-    direct = (s0_1 == 1) & (s1_0 == 1)
+    direct = all_unit(s0_1, s1_0)
     # Rows with a unit stride (or one element): read as C-contiguous rows, which LLVM vectorises.
-    unit_rows = (
-        ((a0.shape[1] <= 1) | (a0.strides[1] == a0.itemsize))
-        & ((a1.shape[0] <= 1) | (a1.strides[0] == a1.itemsize))
-    )
+    unit_rows = unit_strides(a0, a1)
     out = np.empty((n0, n1), dtype=OUT_DTYPE)
     if direct & unit_rows:
         for i0 in range(n0):
