@@ -57,6 +57,8 @@ def test_one_dimensional_sums_are_numpys_bits(ext, reference, n: int) -> None:
     same_bits(ext.total_complex(z), reference.total_complex(z))
     y = rng.normal(size=n)
     same_bits(ext.squared_distance(x, y), reference.squared_distance(x, y))
+    for v in (x, x[::2], x[::-1], x[1::3]):  # contiguous, strided, reversed
+        same_bits(ext.sum_of_squares(v), reference.sum_of_squares(v))
 
 
 @pytest.mark.parametrize("shape", [(3, 0), (1, 1), (5, 7), (4, 129), (3, 300), (2, 1000), (300, 3)])

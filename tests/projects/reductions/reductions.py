@@ -64,6 +64,11 @@ def plane_variances32(c):
     return (centred * centred).sum(axis=(1, 2))
 
 
+def sum_of_squares(x):
+    """A fused sum of one any-layout array: read as C-contiguous, a copy where strided."""
+    return np.sum(x * x)
+
+
 def row_square_sums(m):
     """Declared C order: every run is a row known to be contiguous (no checked path)."""
     return (m * m).sum(axis=1)
