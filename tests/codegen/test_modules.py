@@ -137,57 +137,44 @@ def test_a_constant_exponent_compiles_its_path_alone_with_the_run_time_paths_bit
 def test_a_one_dimensional_fused_sum_reads_its_rows_through_its_own_functions() -> None:
     """``np.sum(x * x - 1.0)`` of one 1-d array: its row is the array, so the row path calls
     ``run_sum`` and ``element`` on it rather than copies of them for rows (each a function numba
-    compiles); with two arrays, which may broadcast, the row functions stay."""
+    compiles); with two arrays, which may broadcast, one of length 1 is first made as long as
+    the other, and the same functions read both."""
     from aotbuild.codegen.reduce import render_fused_reduce
-    from aotbuild.config import GraphConfig
-    from aotbuild.config.signature import parse_signature
-    from aotbuild.graph import Graph
-    from aotbuild.rewrite.fuse import fuse_graph
 
     def fused_sum(value: Tracer) -> str:
-        config = GraphConfig(
-            name="g", function="m:g", signature=parse_signature("float64(float64[:])"), signature_text=""
-        )
-        (node,) = fuse_graph(Graph(config, ("x",), (np.sum(value).node,), False)).outputs
+        (node,) = _fused(np.sum(value), signature="float64(float64[:], float64[:])")
         return render_fused_reduce(node).text
 
     x, y = traced("float64", 1), traced("float64", 1, 1)
-    one = fused_sum(x * x - 1.0)
-    assert "def element_row" not in one and "def run_sum_rows" not in one and "def fill_rows" not in one
-    assert "acc += leaf_rows(contiguous(a0_row), n0) if n0 <= BLOCK else run_sum(" in one
-    two = fused_sum(x * y - 1.0)
-    assert "def element_row" in two and "def run_sum_rows" in two
-
-
-def test_a_one_dimensional_fused_sum_of_c_arrays_reads_unbroadcast_runs_only_as_rows() -> None:
-    """``np.sum(x * y - 1.0)`` of two C-contiguous 1-d arrays: where neither is broadcast the
-    row path's stride checks cannot fail, so no loop reads without steps (no ``element_direct``,
-    one loop in ``fill``); the sums are still NumPy's, broadcast or not, short or long."""
-    from aotbuild.codegen.reduce import render_fused_reduce
-    from aotbuild.config import GraphConfig
-    from aotbuild.config.signature import parse_signature
-    from aotbuild.graph import Graph
-    from aotbuild.rewrite.fuse import fuse_graph
-
-    def fused_sum(layout: str) -> str:
-        x, y = (Tracer(Operand(Node.make(Argument(i, Array("float64", 1, layout))))) for i in (0, 1))
-        config = GraphConfig(
-            name="g", function="m:g", signature=parse_signature("float64(float64[:])"), signature_text=""
+    for text in (fused_sum(x * x - 1.0), fused_sum(x * y - 1.0)):
+        assert (
+            "def element_row" not in text and "def run_sum_rows" not in text and "def fill_rows" not in text
         )
-        (node,) = fuse_graph(Graph(config, ("x", "y"), (np.sum(x * y - 1.0).node,), False)).outputs
-        return render_fused_reduce(node).text
+        assert "acc += leaf_rows(contiguous(a0_row), " in text and "def element_direct" not in text
+    assert "if a1.shape[0] != n0:" in fused_sum(x * y - 1.0)
 
-    contiguous, any_layout = fused_sum("C"), fused_sum("A")
-    assert (
-        "def element_direct" not in contiguous
-        and "if direct:" not in contiguous.split("def fill")[1].split("def ")[0]
-    )
-    assert "def element_direct" in any_layout  # a strided run is read by fill: directly where it can be
-    op = _jitted(contiguous)
+
+@pytest.mark.parametrize("layout", ["C", "A"])
+def test_a_one_dimensional_fused_sum_of_two_arrays_reads_them_without_steps(layout: str) -> None:
+    """``np.sum(x * y - 1.0)`` of two 1-d arrays: where one has length 1 it is made as long as the
+    other first, and any-layout ones are read as C-contiguous (copied where strided), so no loop
+    reads through steps (no ``element_direct``, one loop in ``fill``); the sums are NumPy's,
+    broadcast or not, strided or not, short or long."""
+    from aotbuild.codegen.reduce import render_fused_reduce
+
+    x, y = (Tracer(Operand(Node.make(Argument(i, Array("float64", 1, layout))))) for i in (0, 1))
+    (node,) = _fused(np.sum(x * y - 1.0), signature="float64(float64[:], float64[:])")
+    text = render_fused_reduce(node).text
+    assert "def element_direct" not in text and "broadcast_steps" not in text
+    assert "if direct:" not in text.split("def fill")[1].split("def ")[0]
+    op = _jitted(text)
     rng = np.random.default_rng(3)
     for n in (1, 5, 8, 200, 1000):
-        x, y = rng.normal(size=n), rng.normal(size=n)
-        for a, b in ((x, y), (x[:1], y), (x, y[:1])):
+        x, y = rng.normal(size=2 * n), rng.normal(size=n)
+        pairs = [(x[:n], y), (x[:1], y), (x[:n], y[:1])]
+        if layout == "A":
+            pairs += [(x[::2], y), (x[::-2], y[:1]), (x[:1], y[::-1])]
+        for a, b in pairs:
             assert op(a, b) == np.sum(a * b - 1.0)
 
 
