@@ -171,3 +171,10 @@ def test_matrix_products_of_every_layout_give_numpys_values(package) -> None:
     np.testing.assert_allclose(package.product_stacked(stack, right), stack @ right, rtol=1e-5)
     with pytest.raises(ValueError, match="mismatch in its core dimension 0"):
         package.product_any(np.ones((2, 3)), np.ones((2, 3)))
+    # declared C and F: passed to BLAS without a look at their strides
+    for rows, inner, columns in [(5, 3, 4), (1, 3, 1), (4, 1, 2), (0, 3, 2), (3, 0, 2), (2, 3, 0)]:
+        a, b = RNG.normal(size=(rows, inner)), fortran((inner, columns))
+        np.testing.assert_allclose(package.product_c_f(a, b), a @ b, rtol=1e-13)
+    left, right = RNG.normal(size=(3, 4, 5)).astype(np.float32), RNG.normal(size=(3, 5, 2)).astype(np.float32)
+    np.testing.assert_allclose(package.product_stacked_c(left, right), left @ right, rtol=1e-5)
+    np.testing.assert_allclose(package.product_stacked_c(left[:1], right), left[:1] @ right, rtol=1e-5)

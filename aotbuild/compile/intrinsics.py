@@ -394,8 +394,12 @@ def blas_operand(a: Any) -> Any:
     """``a`` as BLAS reads it, with :func:`matrix_order`'s answer: itself where it can, else a
     C-contiguous copy (numba would copy every any-layout matrix; NumPy copies these too)."""
     order, ld = matrix_order(a)
-    if order == 0:
-        a = np.ascontiguousarray(a)
+    if order == 0:  # copied by a loop: np.ascontiguousarray is one more function to compile
+        copy = np.empty(a.shape, a.dtype)
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                copy[i, j] = a[i, j]
+        a = copy
         order, ld = ROWS, max(a.shape[1], 1)
     return a, order, ld
 
