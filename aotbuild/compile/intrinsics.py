@@ -99,21 +99,27 @@ def permuted(typingctx: Any, array: Any, axes: Any) -> Any:
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         source = context.make_array(array)(context, builder, args[0])
-        view = context.make_array(result)(context, builder)
         shape = cgutils.unpack_tuple(builder, source.shape, array.ndim)
         strides = cgutils.unpack_tuple(builder, source.strides, array.ndim)
-        context.populate_array(
-            view,
-            data=source.data,
-            shape=[shape[axis] for axis in order],
-            strides=[strides[axis] for axis in order],
-            itemsize=source.itemsize,
-            meminfo=source.meminfo,
-            parent=source.parent,
-        )
-        return impl_ret_borrowed(context, builder, result, view._getvalue())
+        return _view(context, builder, source, result, [shape[a] for a in order], [strides[a] for a in order])
 
     return result(array, axes), codegen
+
+
+def _view(context: Any, builder: Any, source: Any, result: Any, shape: list[Any], strides: list[Any]) -> Any:
+    """A view of the array ``source`` (its data, memory and base) typed ``result``, with
+    ``shape`` and ``strides``."""
+    view = context.make_array(result)(context, builder)
+    context.populate_array(
+        view,
+        data=source.data,
+        shape=shape,
+        strides=strides,
+        itemsize=source.itemsize,
+        meminfo=source.meminfo,
+        parent=source.parent,
+    )
+    return impl_ret_borrowed(context, builder, result, view._getvalue())
 
 
 @intrinsic
@@ -136,20 +142,11 @@ def broadcast_view(typingctx: Any, array: Any, shape: Any) -> Any:
         missing = shape.count - array.ndim
         lengths = [one] * missing + cgutils.unpack_tuple(builder, source.shape, array.ndim)
         strides = [zero] * missing + cgutils.unpack_tuple(builder, source.strides, array.ndim)
-        view = context.make_array(result)(context, builder)
-        context.populate_array(
-            view,
-            data=source.data,
-            shape=target,
-            strides=[
-                builder.select(builder.icmp_signed("==", length, one), zero, stride)
-                for length, stride in zip(lengths, strides, strict=True)
-            ],
-            itemsize=source.itemsize,
-            meminfo=source.meminfo,
-            parent=source.parent,
-        )
-        return impl_ret_borrowed(context, builder, result, view._getvalue())
+        steps = [
+            builder.select(builder.icmp_signed("==", length, one), zero, stride)
+            for length, stride in zip(lengths, strides, strict=True)
+        ]
+        return _view(context, builder, source, result, target, steps)
 
     return result(array, shape), codegen
 
