@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -97,13 +98,32 @@ def python_env(**extra: str) -> dict[str, str]:
 
 
 def median_measured(samples: list[Measured]) -> dict[str, float]:
-    """Medians; also the fastest run, the one the machine's other users disturbed least."""
-    return {
+    """Medians; also the fastest run, the one the machine's other users disturbed least; and,
+    for builds run with ``--timings``, the compile of one Op: the slowest one's and the
+    average."""
+    figures = {
         "seconds": statistics.median(s.seconds for s in samples),
         "fastest": min(s.seconds for s in samples),
         "rss_mib": statistics.median(s.rss_mib for s in samples),
         "pss_mib": statistics.median(s.pss_mib for s in samples),
     }
+    timed = [timings for s in samples if (timings := op_timings(s.error_output)) is not None]
+    if len(timed) == len(samples):
+        figures["slowest_op"] = statistics.median(slowest for slowest, _ in timed)
+        figures["per_op"] = statistics.median(average for _, average in timed)
+    return figures
+
+
+def op_timings(report: str) -> tuple[float, float] | None:
+    """From aotbuild's ``--timings`` report, the slowest Op's compile and the average over the
+    Ops compiled, in seconds."""
+    heading = re.search(
+        r"the slowest of (\d+) compiled Ops \(([\d.]+) s of compile in all\):\n\s*([\d.]+) s", report
+    )
+    if heading is None:
+        return None
+    count, total, slowest = int(heading[1]), float(heading[2]), float(heading[3])
+    return slowest, total / count
 
 
 # --- aotbuild -------------------------------------------------------------------------------
@@ -111,7 +131,7 @@ def median_measured(samples: list[Measured]) -> dict[str, float]:
 
 def aotbuild_command(workload: Workload, jobs: int) -> list[str]:
     toml = workload.project / "graphs.toml"
-    return [sys.executable, "-m", "aotbuild", "compile", str(toml), "-j", str(jobs), "-q"]
+    return [sys.executable, "-m", "aotbuild", "compile", str(toml), "-j", str(jobs), "-q", "--timings"]
 
 
 def cold_builds(workload: Workload, work: Path, repeats: int) -> dict[int, dict[str, float]]:
@@ -274,6 +294,10 @@ def memory(figures: dict[str, float]) -> str:
     return f"{figures['pss_mib']:.0f} / {figures['rss_mib']:.0f} MiB"
 
 
+def op_figure(figures: dict, name: str) -> str:
+    return seconds(figures[name]) if name in figures else "not reported"
+
+
 def build_table(workload: Workload, aot: dict, nb: dict, pycc: dict) -> list[str]:
     cold, j1 = aot["cold_j2"], aot["cold_j1"]
     jit, filled, warm = nb["jit"], nb["cache_cold"], nb["cache_warm"]
@@ -292,6 +316,8 @@ def build_table(workload: Workload, aot: dict, nb: dict, pycc: dict) -> list[str
         f"| aotbuild `-j 1` cold | {seconds(j1['seconds'])}: `-j 2` takes {cold['seconds'] / j1['seconds']:.0%} "
         f"of it (fastest runs: {seconds(cold['fastest'])} and {seconds(j1['fastest'])}, "
         f"{cold['fastest'] / j1['fastest']:.0%}) | | | |",
+        f"| compile of one Op (aotbuild's `--timings`): the slowest at `-j 2`; the average at `-j 1` "
+        f"| {op_figure(cold, 'slowest_op')}; {op_figure(j1, 'per_op')} | | | |",
         f"| nothing changed: aotbuild rebuild; numba's warm cache, new process | "
         f"{seconds(aot['unchanged']['seconds'])} | | {seconds(warm['seconds'])}"
         f"{ratio(warm['seconds'], aot['unchanged']['seconds'])} (first calls {seconds(warm['first_calls'])}) | |",

@@ -41,8 +41,8 @@ def run(command: list[str], env: dict[str, str] | None = None, cwd: Path | None 
 
 @dataclass(frozen=True)
 class Measured:
-    """A process run to completion: its wall time, the peak memory of its process tree, and the
-    last line of its output."""
+    """A process run to completion: its wall time, the peak memory of its process tree, the last
+    line of its output and its error output."""
 
     seconds: float
     rss_mib: float
@@ -54,6 +54,9 @@ class Measured:
     between the processes sharing them, so the sum is the memory the tree really holds."""
 
     last_line: str
+
+    error_output: str = ""
+    """What it wrote to standard error (aotbuild's ``--timings`` report, say)."""
 
 
 class ProcessTree:
@@ -141,7 +144,7 @@ def measure(command: list[str], env: dict[str, str] | None = None, cwd: Path | N
     if process.returncode != 0:
         raise subprocess.CalledProcessError(process.returncode, command, stdout, stderr)
     lines = stdout.strip().splitlines()
-    return Measured(seconds, peaks[0], peaks[1], lines[-1] if lines else "")
+    return Measured(seconds, peaks[0], peaks[1], lines[-1] if lines else "", stderr)
 
 
 def python_json(code: str, env: dict[str, str] | None = None) -> dict:
