@@ -59,6 +59,8 @@ def test_one_dimensional_sums_are_numpys_bits(ext, reference, n: int) -> None:
     same_bits(ext.squared_distance(x, y), reference.squared_distance(x, y))
     for a, b in ((x, y[:1]), (x[:1], y), (x[::-1], y), (x[::2], y[::2])):  # broadcast, strided
         same_bits(ext.squared_distance(a, b), reference.squared_distance(a, b))
+        if len(a) and len(b):
+            same_bits(ext.largest_deviations(a, b), reference.largest_deviations(a, b))
     for v in (x, x[::2], x[::-1], x[1::3]):  # contiguous, strided, reversed
         same_bits(ext.sum_of_squares(v), reference.sum_of_squares(v))
 

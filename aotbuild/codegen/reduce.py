@@ -258,6 +258,9 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
     rows = plan.blocks(inner) or []
     if not any(is_row for _, _, is_row in rows):
         rows = []
+    # Float sums and means: pairwise, their runs read by the row functions (other reductions
+    # read every value through ``element``).
+    summed = op.kind in ("sum", "mean") and np.dtype(op.out_dtype).kind == "f"
     # A 1-d float sum of inputs that may broadcast (lengths 1 and n): a parameter of length 1 is
     # made n copies of its value first (once a call), so that nothing is broadcast where the
     # run is read and the inputs are its rows (below): no steps, and no second set of functions
@@ -274,7 +277,7 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         and ndim == 1
         and not parallel
         and all(is_row for _, _, is_row in rows)
-        and np.dtype(op.out_dtype).kind == "f"
+        and summed
         and not any(slot.type.readonly for slot in slots if slot.name in expanded)  # type: ignore[union-attr]
     ):
         plan = replace(plan, steps=[])
@@ -318,6 +321,7 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         slot.name: slot.dtype
         for slot in slots
         if rows_are_inputs
+        and summed
         and isinstance(slot.type, Array)
         and slot.type.layout == "A"
         and not slot.type.readonly

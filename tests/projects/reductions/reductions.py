@@ -69,6 +69,11 @@ def sum_of_squares(x):
     return np.sum(x * x)
 
 
+def largest_deviations(x, y):
+    """Fused maxima of 1-d arrays (no pairwise sum: not read as C-contiguous rows)."""
+    return np.max(np.abs(x - 1.0)), np.max(x * y)
+
+
 def row_square_sums(m):
     """Declared C order: every run is a row known to be contiguous (no checked path)."""
     return (m * m).sum(axis=1)
