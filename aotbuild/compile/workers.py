@@ -22,6 +22,7 @@ import multiprocessing
 import multiprocessing.context
 import os
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -419,6 +420,15 @@ def _ensure_server(target: Target) -> None:
         _server_for[:] = [target]
 
 
+def _leave_quietly_when_orphaned() -> None:
+    """In a worker: a write to a pipe nobody reads ends it, silently (the system's default,
+    which Python replaces with an exception). Its only such pipe is the one its results go back
+    by, closed only once the build has gone: a worker finishing a job just after an interrupted
+    build had exited printed a BrokenPipeError's traceback into the build's output (seen once in
+    tests/test_concurrency.py's interrupted build)."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
 class _RecyclingPool(Executor):
     """``multiprocessing.Pool`` as an Executor, its workers compiling for ``target``. The pool
     replaces a worker after ``tasks_per_worker`` tasks reliably;
@@ -428,7 +438,9 @@ class _RecyclingPool(Executor):
     def __init__(self, workers: int, tasks_per_worker: int, target: Target) -> None:
         _skip_main_in_workers()
         _ensure_server(target)
-        self._pool = _CompileContext().Pool(workers, maxtasksperchild=tasks_per_worker)
+        self._pool = _CompileContext().Pool(
+            workers, initializer=_leave_quietly_when_orphaned, maxtasksperchild=tasks_per_worker
+        )
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         future: Future[T] = Future()

@@ -203,3 +203,20 @@ def test_the_server_leaves_without_teardown(server: bool) -> None:
     done = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True)
     assert done.stdout.strip() == "warm", done.stderr
     assert done.returncode == (0 if server else 3)
+
+
+def pipe_signal() -> object:
+    import signal
+
+    return signal.getsignal(signal.SIGPIPE)
+
+
+def test_a_worker_ends_silently_when_its_results_have_no_reader() -> None:
+    """Workers take the system's SIGPIPE (end, silently) rather than Python's BrokenPipeError,
+    whose traceback a worker finishing a job after an interrupted build had exited printed into
+    the build's output."""
+    import signal
+
+    with workers._local_pool(1, resolve_target("generic")) as pool:
+        assert pool.submit(pipe_signal).result() == signal.SIG_DFL
+    assert signal.getsignal(signal.SIGPIPE) != signal.SIG_DFL  # the build's own process keeps Python's
