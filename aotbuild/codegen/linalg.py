@@ -38,7 +38,7 @@ def render_matmul(node: Node) -> OpModule:
     b_batch = "".join(f"i{d} * sb{d}, " for d in range(batch))
     x = _blas_operand(a, f"{a.name}[{a_batch}]" if batch else a.name, "m", "k", batch)
     y = _blas_operand(b, f"{b.name}[{b_batch}]" if batch else b.name, "k", "n", batch)
-    imports = sorted({"gemm"} | {name for name in ("blas_operand", "ROWS", "COLUMNS") if f"{name}" in x + y})
+    imports = sorted({"gemm"} | {name for name in ("blas_operand", "ROWS", "COLUMNS") if name in x + y})
     return template_op(
         "ops/matmul.py.j2",
         node,

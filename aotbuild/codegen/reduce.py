@@ -258,9 +258,12 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
     rows = plan.blocks(inner) or []
     if not any(is_row for _, _, is_row in rows):
         rows = []
-    # Float sums and means: pairwise, their runs read by the row functions (other reductions
-    # read every value through ``element``).
-    summed = op.kind in ("sum", "mean") and np.dtype(op.out_dtype).kind == "f"
+    # Sums and means of floats (``summed``: real ones): pairwise, their runs read by the row
+    # functions (other reductions read every value through ``element``).
+    pairwise = op.kind in ("sum", "mean") and np.dtype(op.out_dtype).kind in "fc"
+    summed = pairwise and np.dtype(op.out_dtype).kind == "f"
+    # A 1-d run on this thread, each array input its row (none known to be 1 long).
+    one_row_each = bool(rows and ndim == 1 and not parallel and all(is_row for _, _, is_row in rows))
     # A 1-d float sum of inputs that may broadcast (lengths 1 and n): a parameter of length 1 is
     # made n copies of its value first (once a call), so that nothing is broadcast where the
     # run is read and the inputs are its rows (below): no steps, and no second set of functions
@@ -273,10 +276,7 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
     }
     if (
         direct_condition
-        and rows
-        and ndim == 1
-        and not parallel
-        and all(is_row for _, _, is_row in rows)
+        and one_row_each
         and summed
         and not any(slot.type.readonly for slot in slots if slot.name in expanded)  # type: ignore[union-attr]
     ):
@@ -289,12 +289,7 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
     # steps: that loop and ``element_direct`` are not generated (the example's 11-step sum of a
     # normal log-density: 1.19 -> 1.07 s of compile, one process, best of 3).
     direct_in_rows = bool(
-        direct_condition
-        and rows
-        and ndim == 1
-        and not parallel
-        and all(is_row for _, _, is_row in rows)
-        and all(_c_contiguous(slot) for slot in slots if slot.ndim)
+        direct_condition and one_row_each and all(_c_contiguous(slot) for slot in slots if slot.ndim)
     )
     row_args: list[str] = []
     row_call: list[str] = []
@@ -305,14 +300,7 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
     # C-contiguous inputs the same types: numba compiles them once). Three functions fewer to
     # compile: 1.08 -> 0.66 s for one of the radon model's fused sums. Where inputs may be
     # broadcast, ``fill`` holds two loops and the shared path took 3-7% longer on 10^6 values.
-    rows_are_inputs = bool(
-        rows
-        and ndim == 1
-        and not parallel
-        and not direct_condition
-        and all(is_row for _, _, is_row in rows)
-        and np.dtype(op.out_dtype).kind == "f"
-    )
+    rows_are_inputs = one_row_each and not direct_condition and np.dtype(op.out_dtype).kind == "f"
     # ... and read as C-contiguous where it has any layout (a copy where it is strided): the
     # row path then calls them with the types of the other path, so numba compiles ``element``,
     # ``fill`` and ``run_sum`` once, not again for strided rows (a 6-step fused sum of a
@@ -338,8 +326,7 @@ def render_fused_reduce(node: Node, parallel: bool = False) -> OpModule:
         and not rows_are_inputs
         and not direct_condition
         and not (parallel and not _kept(op.axes, ndim))  # a parallel run's nodes go through run_sum
-        and np.dtype(op.out_dtype).kind in "fc"
-        and op.kind in ("sum", "mean")
+        and pairwise
         and all(_c_contiguous(slot) for slot in slots if slot.name in row_inputs)
     )
     if rows:
